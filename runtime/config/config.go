@@ -1,0 +1,66 @@
+// Package config loads scv's TOML configuration: the user's file, then the
+// project's, then session parameters, then command-line flags.
+package config
+
+// Config is the merged configuration of one session (or of the server, for
+// the protocol section).
+type Config struct {
+	Provider Provider `toml:"provider"`
+	Agent    Agent    `toml:"agent"`
+	Tools    Tools    `toml:"tools"`
+	Context  Context  `toml:"context"`
+	Protocol Protocol `toml:"protocol"`
+	Skills   Skills   `toml:"skills"`
+	Daemon   Daemon   `toml:"daemon"`
+}
+
+// Provider selects and reaches the model.
+type Provider struct {
+	Kind           string            `toml:"kind"` // "openai" or "replay"
+	BaseURL        string            `toml:"base_url"`
+	Model          string            `toml:"model"`
+	APIKey         string            `toml:"api_key"`
+	APIKeyEnv      string            `toml:"api_key_env"`
+	Headers        map[string]string `toml:"headers"`
+	TimeoutSeconds int               `toml:"timeout_seconds"`
+	MaxRetries     int               `toml:"max_retries"`
+	ReplayScript   string            `toml:"replay_script"` // empty: the embedded demo script
+}
+
+// Agent shapes the turn loop.
+type Agent struct {
+	MaxSteps       int    `toml:"max_steps"`
+	ApprovalPolicy string `toml:"approval_policy"`
+	SystemPrompt   string `toml:"system_prompt"`
+}
+
+// Tools bounds tool runs.
+type Tools struct {
+	MaxReadBytes        int `toml:"max_read_bytes"`
+	MaxOutputBytes      int `toml:"max_output_bytes"`
+	ShellTimeoutSeconds int `toml:"shell_timeout_seconds"`
+	MaxGrepMatches      int `toml:"max_grep_matches"`
+}
+
+// Context bounds the history sent to the model.
+type Context struct {
+	MaxTokens int `toml:"max_tokens"`
+}
+
+// Protocol bounds the wire.
+type Protocol struct {
+	MaxClientFrameBytes int `toml:"max_client_frame_bytes"`
+	MaxServerFrameBytes int `toml:"max_server_frame_bytes"`
+	OutboundQueueBytes  int `toml:"outbound_queue_bytes"`
+	MaxInflightRequests int `toml:"max_inflight_requests"`
+}
+
+// Skills controls skill discovery.
+type Skills struct {
+	Enabled bool `toml:"enabled"`
+}
+
+// Daemon shapes the shared daemon.
+type Daemon struct {
+	SessionIdleMinutes int `toml:"session_idle_minutes"`
+}

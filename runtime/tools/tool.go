@@ -1,0 +1,48 @@
+// Package tools holds the tools the agent can run inside a workspace.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Risk says what a tool can do; approval policies decide by it.
+type Risk string
+
+const (
+	RiskReadOnly Risk = "read-only"
+	RiskWrite    Risk = "write"
+	RiskExec     Risk = "exec"
+	RiskNetwork  Risk = "network"
+)
+
+// Result is what a tool run returns to the model. Output is always valid UTF-8.
+type Result struct {
+	Success   bool   `json:"success"`
+	Output    string `json:"output"`
+	Truncated bool   `json:"truncated"`
+}
+
+// Tool is one capability offered to the model.
+type Tool interface {
+	Name() string
+	Description() string
+	// Parameters is the JSON schema of the arguments object.
+	Parameters() json.RawMessage
+	Risk() Risk
+	// Summary describes a call for an approval prompt; edits include a
+	// unified diff of the change they would make.
+	Summary(args json.RawMessage) string
+	// Run executes the call. Failures (bad arguments, paths outside the
+	// workspace, I/O errors) come back as Result{Success:false}, never panics.
+	Run(ctx context.Context, args json.RawMessage) Result
+}
+
+// Limits bound what tools read and return.
+type Limits struct {
+	MaxReadBytes   int
+	MaxOutputBytes int
+	ShellTimeout   time.Duration
+	MaxGrepMatches int
+}
