@@ -1,0 +1,122 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func frames(bodies ...string) []byte {
+	var out []byte
+	for _, b := range bodies {
+		out = AppendFrame(out, []byte(b))
+	}
+	return out
+}
+
+func TestReaderSkipsOversizedBodyAndKeepsGoing(t *testing.T) {
+	big := strings.Repeat("x", 100)
+	r := NewReader(bytes.NewReader(frames(`{"a":1}`, big, `{"b":2}`)), 50)
+	got, err := r.ReadFrame()
+	if err != nil || string(got) != `{"a":1}` {
+		t.Fatalf("first frame = %q, %v", got, err)
+	}
+	_, err = r.ReadFrame()
+	var tooLarge *TooLargeError
+	if !errors.As(err, &tooLarge) || tooLarge.Length != 100 || tooLarge.Limit != 50 {
+		t.Fatalf("oversized frame error = %v", err)
+	}
+	got, err = r.ReadFrame()
+	if err != nil || string(got) != `{"b":2}` {
+		t.Fatalf("frame after the oversized one = %q, %v", got, err)
+	}
+	if _, err := r.ReadFrame(); err != io.EOF {
+		t.Fatalf("end = %v, want io.EOF", err)
+	}
+}
+
+func TestReaderRejectsBadFraming(t *testing.T) {
+	cases := map[string]string{
+		"no content length":  "Content-Type: x\r\n\r\n{}",
+		"not a header":       "hello world\r\n\r\n",
+		"negative length":    "Content-Length: -4\r\n\r\n",
+		"garbage length":     "Content-Length: 12abc\r\n\r\n",
+		"endless header":     "Content-Length: 2\r\nX: " + strings.Repeat("y", 2*MaxHeaderBytes) + "\r\n\r\n{}",
+		"eof inside header":  "Content-Length: 2\r\n",
+		"bare json, no head": `{"jsonrpc":"2.0"}` + "\n",
+	}
+	for name, input := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := NewReader(strings.NewReader(input), 1<<20).ReadFrame()
+			if !errors.Is(err, ErrBadFraming) {
+				t.Fatalf("err = %v, want ErrBadFraming", err)
+			}
+		})
+	}
+}
+
+func TestReaderTruncatedBody(t *testing.T) {
+	_, err := NewReader(strings.NewReader("Content-Length: 10\r\n\r\n{}"), 100).ReadFrame()
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err = %v, want unexpected EOF", err)
+	}
+}
+
+func TestReaderAcceptsExactLimitAndExtraHeaders(t *testing.T) {
+	body := strings.Repeat("y", 64)
+	input := "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\ncontent-length: 64\r\n\r\n" + body
+	got, err := NewReader(strings.NewReader(input), 64).ReadFrame()
+	if err != nil || string(got) != body {
+		t.Fatalf("got %q, %v", got, err)
+	}
+}
+
+func TestOutboundDropsEventsOverBudgetButNeverReplies(t *testing.T) {
+	o := NewOutbound(10)
+	if !o.Offer(make([]byte, 8)) {
+		t.Fatal("first event refused")
+	}
+	if o.Offer(make([]byte, 8)) {
+		t.Fatal("event over the budget admitted")
+	}
+	if !o.Push(make([]byte, 8)) {
+		t.Fatal("reply refused")
+	}
+	if q := o.Queued(); q != 16 {
+		t.Fatalf("queued = %d, want 16", q)
+	}
+	var out bytes.Buffer
+	o.Close()
+	if err := o.Run(&out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() != 16 || o.Queued() != 0 {
+		t.Fatalf("wrote %d bytes, %d still queued", out.Len(), o.Queued())
+	}
+	if o.Push([]byte("x")) {
+		t.Fatal("push after close admitted")
+	}
+}
+
+func TestOutboundWritesInOrderAcrossChunks(t *testing.T) {
+	o := NewOutbound(1 << 30)
+	var want []byte
+	for i := 0; i < 3000; i++ {
+		f := AppendFrame(nil, bytes.Repeat([]byte{byte('a' + i%26)}, i%97))
+		want = append(want, f...)
+		o.Offer(f)
+	}
+	huge := AppendFrame(nil, bytes.Repeat([]byte("z"), 3*writeChunk))
+	want = append(want, huge...)
+	o.Push(huge)
+	o.Close()
+	var out bytes.Buffer
+	if err := o.Run(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), want) {
+		t.Fatal("frames were reordered or altered")
+	}
+}
