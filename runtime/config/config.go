@@ -36,10 +36,13 @@ type Agent struct {
 
 // Tools bounds tool runs.
 type Tools struct {
-	MaxReadBytes        int `toml:"max_read_bytes"`
-	MaxOutputBytes      int `toml:"max_output_bytes"`
-	ShellTimeoutSeconds int `toml:"shell_timeout_seconds"`
-	MaxGrepMatches      int `toml:"max_grep_matches"`
+	// Enabled offers the tools to the model; false (or noTools at session
+	// start) makes a chat-only session.
+	Enabled             bool `toml:"enabled"`
+	MaxReadBytes        int  `toml:"max_read_bytes"`
+	MaxOutputBytes      int  `toml:"max_output_bytes"`
+	ShellTimeoutSeconds int  `toml:"shell_timeout_seconds"`
+	MaxGrepMatches      int  `toml:"max_grep_matches"`
 }
 
 // Context bounds the history sent to the model.

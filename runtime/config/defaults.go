@@ -1,0 +1,94 @@
+package config
+
+// Default values of every key. Template and Defaults are both built from
+// these, so the commented file users get cannot drift from the code.
+const (
+	DefaultProviderKind           = KindOpenAI
+	DefaultBaseURL                = "https://api.openai.com/v1"
+	DefaultModel                  = "gpt-4o-mini"
+	DefaultAPIKeyEnv              = "OPENAI_API_KEY"
+	DefaultProviderTimeoutSeconds = 120
+	DefaultMaxRetries             = 2
+
+	DefaultMaxSteps       = 25
+	DefaultApprovalPolicy = PolicyOnRisk
+	DefaultSystemPrompt   = "You are scv, a coding agent working in the user's workspace on their behalf, driven from their editor.\n" +
+		"Read the relevant code before changing it, and use the tools to inspect files instead of guessing their contents.\n" +
+		"Keep changes small and focused on the request; follow the project's existing conventions, build and test commands.\n" +
+		"After a change, run the relevant checks when you can and report the outcome honestly, including failures.\n" +
+		"If a request is ambiguous or a step is risky or destructive, explain what you intend and ask first.\n" +
+		"Be concise: say what you changed and why, and reference files by path."
+
+	DefaultToolsEnabled        = true
+	DefaultMaxReadBytes        = 256 * 1024
+	DefaultMaxOutputBytes      = 64 * 1024
+	DefaultShellTimeoutSeconds = 120
+	DefaultMaxGrepMatches      = 200
+
+	DefaultContextMaxTokens = 128000
+
+	DefaultMaxClientFrameBytes = 8 * 1024 * 1024
+	DefaultMaxServerFrameBytes = 8 * 1024 * 1024
+	DefaultOutboundQueueBytes  = 32 * 1024 * 1024
+	DefaultMaxInflightRequests = 32
+
+	DefaultSkillsEnabled = true
+
+	DefaultSessionIdleMinutes = 30
+)
+
+// Provider kinds.
+const (
+	KindOpenAI = "openai" // any OpenAI-compatible chat completions endpoint
+	KindReplay = "replay" // scripted answers, for demos and tests
+)
+
+// Approval policies (see the protocol's approval table).
+const (
+	PolicyNever  = "never"
+	PolicyOnRisk = "on-risk"
+	PolicyAlways = "always"
+	PolicyAuto   = "auto"
+)
+
+// Kinds returns the accepted provider kinds, in the order messages show them.
+func Kinds() []string { return []string{KindOpenAI, KindReplay} }
+
+// Policies returns the accepted approval policies, in the order messages
+// show them.
+func Policies() []string { return []string{PolicyNever, PolicyOnRisk, PolicyAlways, PolicyAuto} }
+
+// Defaults returns the configuration used when no file sets anything.
+func Defaults() Config {
+	return Config{
+		Provider: Provider{
+			Kind:           DefaultProviderKind,
+			BaseURL:        DefaultBaseURL,
+			Model:          DefaultModel,
+			APIKeyEnv:      DefaultAPIKeyEnv,
+			TimeoutSeconds: DefaultProviderTimeoutSeconds,
+			MaxRetries:     DefaultMaxRetries,
+		},
+		Agent: Agent{
+			MaxSteps:       DefaultMaxSteps,
+			ApprovalPolicy: DefaultApprovalPolicy,
+			SystemPrompt:   DefaultSystemPrompt,
+		},
+		Tools: Tools{
+			Enabled:             DefaultToolsEnabled,
+			MaxReadBytes:        DefaultMaxReadBytes,
+			MaxOutputBytes:      DefaultMaxOutputBytes,
+			ShellTimeoutSeconds: DefaultShellTimeoutSeconds,
+			MaxGrepMatches:      DefaultMaxGrepMatches,
+		},
+		Context: Context{MaxTokens: DefaultContextMaxTokens},
+		Protocol: Protocol{
+			MaxClientFrameBytes: DefaultMaxClientFrameBytes,
+			MaxServerFrameBytes: DefaultMaxServerFrameBytes,
+			OutboundQueueBytes:  DefaultOutboundQueueBytes,
+			MaxInflightRequests: DefaultMaxInflightRequests,
+		},
+		Skills: Skills{Enabled: DefaultSkillsEnabled},
+		Daemon: Daemon{SessionIdleMinutes: DefaultSessionIdleMinutes},
+	}
+}

@@ -1,0 +1,300 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+const (
+	// FileName is the configuration file's name, in the home and in a
+	// project's ProjectDir.
+	FileName = "config.toml"
+	// ProjectDir is the per-project directory, relative to the workspace.
+	ProjectDir = ".scv"
+	// HomeEnv overrides the home directory (default ~/.scv).
+	HomeEnv = "SCV_HOME"
+	// DefaultHomeDir is the home's name under the user's home directory.
+	DefaultHomeDir = ".scv"
+	// MaxFileBytes bounds a configuration file; anything larger is a mistake.
+	MaxFileBytes = 1 << 20
+)
+
+// Labels Sources.Origin returns for values that did not come from a file.
+const (
+	OriginDefault = "defaults"
+	OriginSession = "session parameters"
+	OriginFlags   = "command-line flags"
+)
+
+// Overrides are values given at session start or on the command line; an
+// empty string (or nil) leaves the key alone.
+type Overrides struct {
+	Provider       string // provider.kind
+	Model          string // provider.model
+	BaseURL        string // provider.base_url
+	ApprovalPolicy string // agent.approval_policy
+	NoTools        *bool  // tools.enabled = !NoTools
+}
+
+// LoadOptions says where to look and what to apply on top of the files.
+type LoadOptions struct {
+	// Home is scv's home directory; empty means Home().
+	Home string
+	// Cwd is the session's workspace; empty means no project file (the
+	// server's own configuration).
+	Cwd string
+	// Overrides are the session/start parameters.
+	Overrides Overrides
+	// Flags are command-line flags, applied last.
+	Flags Overrides
+}
+
+// Sources records where the configuration came from, for status reports.
+type Sources struct {
+	UserFile         string // <home>/config.toml, whether or not it exists
+	UserFileFound    bool
+	ProjectFile      string // <cwd>/.scv/config.toml; empty without a Cwd
+	ProjectFileFound bool
+	// Warnings are problems worth showing that do not stop loading.
+	Warnings []string
+	// origins maps a dotted key (and each of its parent tables) to the file
+	// or label that set it last.
+	origins map[string]string
+}
+
+// Files lists the configuration files that were read, in the order applied.
+func (s Sources) Files() []string {
+	var files []string
+	if s.UserFileFound {
+		files = append(files, s.UserFile)
+	}
+	if s.ProjectFileFound {
+		files = append(files, s.ProjectFile)
+	}
+	return files
+}
+
+// Origin names what set a dotted key ("tools.max_read_bytes"): a file path,
+// OriginSession, OriginFlags, or OriginDefault.
+func (s Sources) Origin(key string) string {
+	if o, ok := s.origins[key]; ok {
+		return o
+	}
+	return OriginDefault
+}
+
+func (s *Sources) set(key, origin string) {
+	if s.origins == nil {
+		s.origins = make(map[string]string)
+	}
+	s.origins[key] = origin
+}
+
+// Home returns scv's home directory: $SCV_HOME, else ~/.scv.
+func Home() (string, error) {
+	if h := os.Getenv(HomeEnv); h != "" {
+		abs, err := filepath.Abs(h)
+		if err != nil {
+			return "", fmt.Errorf("resolve %s=%q: %w", HomeEnv, h, err)
+		}
+		return abs, nil
+	}
+	u, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find the home directory (set %s): %w", HomeEnv, err)
+	}
+	return filepath.Join(u, DefaultHomeDir), nil
+}
+
+// UserFile returns the path of the user's configuration file in home.
+func UserFile(home string) string { return filepath.Join(home, FileName) }
+
+// ProjectFile returns the path of a workspace's configuration file.
+func ProjectFile(cwd string) string { return filepath.Join(cwd, ProjectDir, FileName) }
+
+// Load merges, lowest first: Defaults, the user's file, the project's file,
+// opts.Overrides, opts.Flags; then validates the result.
+func Load(opts LoadOptions) (Config, Sources, error) {
+	home := opts.Home
+	if home == "" {
+		h, err := Home()
+		if err != nil {
+			return Config{}, Sources{}, err
+		}
+		home = h
+	}
+	cfg := Defaults()
+	src := Sources{UserFile: UserFile(home)}
+
+	found, err := applyFile(&cfg, &src, src.UserFile, false)
+	if err != nil {
+		return Config{}, src, err
+	}
+	src.UserFileFound = found
+
+	if opts.Cwd != "" {
+		if !filepath.IsAbs(opts.Cwd) {
+			return Config{}, src, fmt.Errorf("load config: workspace %q is not an absolute path", opts.Cwd)
+		}
+		src.ProjectFile = ProjectFile(opts.Cwd)
+		found, err := applyFile(&cfg, &src, src.ProjectFile, true)
+		if err != nil {
+			return Config{}, src, err
+		}
+		src.ProjectFileFound = found
+	}
+
+	applyOverrides(&cfg, &src, opts.Overrides, OriginSession)
+	applyOverrides(&cfg, &src, opts.Flags, OriginFlags)
+
+	if err := cfg.validate(src.Origin); err != nil {
+		return Config{}, src, err
+	}
+	return cfg, src, nil
+}
+
+// applyFile decodes path over cfg; a missing file is not an error.
+func applyFile(cfg *Config, src *Sources, path string, project bool) (bool, error) {
+	data, info, err := readFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	meta, err := toml.Decode(string(data), cfg)
+	if err != nil {
+		return false, fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := checkUndecoded(meta, path); err != nil {
+		return false, err
+	}
+	if project {
+		if err := checkProjectKeys(meta, cfg, path, src.UserFile); err != nil {
+			return false, err
+		}
+	}
+	for _, key := range meta.Keys() {
+		for i := range key {
+			src.set(strings.Join(key[:i+1], "."), path)
+		}
+	}
+	// A relative replay script is relative to the file that names it, not to
+	// whatever directory the server happens to run in.
+	if meta.IsDefined("provider", "replay_script") && cfg.Provider.ReplayScript != "" &&
+		!filepath.IsAbs(cfg.Provider.ReplayScript) {
+		cfg.Provider.ReplayScript = filepath.Join(filepath.Dir(path), cfg.Provider.ReplayScript)
+	}
+	if !project && meta.IsDefined("provider", "api_key") && info.Mode().Perm()&0o077 != 0 {
+		src.Warnings = append(src.Warnings, fmt.Sprintf(
+			"%s holds provider.api_key but other users can read it (mode %04o); run chmod 600 %s",
+			path, info.Mode().Perm(), path))
+	}
+	return true, nil
+}
+
+func readFile(path string) ([]byte, fs.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("read config %s: %w", path, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read config %s: %w", path, err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("read config %s: not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read config %s: %w", path, err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, nil, fmt.Errorf("read config %s: larger than %d bytes", path, MaxFileBytes)
+	}
+	return data, info, nil
+}
+
+// checkUndecoded reports keys the Config has no field for. Only the
+// outermost unknown key of a table is named: "[foo] bar = 1" is "foo".
+func checkUndecoded(meta toml.MetaData, path string) error {
+	undecoded := meta.Undecoded()
+	seen := make(map[string]bool, len(undecoded))
+	var names []string
+	for _, key := range undecoded {
+		name := key.String()
+		seen[name] = true
+		if len(key) > 1 && seen[key[:len(key)-1].String()] {
+			continue
+		}
+		names = append(names, fmt.Sprintf("%q", name))
+	}
+	switch len(names) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("unknown key %s in %s", names[0], path)
+	default:
+		return fmt.Errorf("unknown keys %s in %s", strings.Join(names, ", "), path)
+	}
+}
+
+// projectForbidden names the [provider] keys a project file may not set:
+// with them a cloned repository could send the user's API key (or other auth
+// headers) to a server of its choosing.
+func projectForbidden(key string) bool {
+	switch key {
+	case "base_url", "api_key", "api_key_env", "headers":
+		return true
+	}
+	return false
+}
+
+// checkProjectKeys refuses what only the user may decide. Besides the
+// credential keys, a project may not switch approvals off ("auto") nor set
+// server-wide sections, which a per-session file cannot affect.
+func checkProjectKeys(meta toml.MetaData, cfg *Config, path, userFile string) error {
+	for _, key := range meta.Keys() {
+		switch {
+		case len(key) >= 2 && key[0] == "provider" && projectForbidden(key[1]):
+			return fmt.Errorf("%s may not be set in a project file (%s): a repository must not choose where your API key is sent; set it in %s or at session start",
+				"provider."+key[1], path, userFile)
+		case key[0] == "protocol" || key[0] == "daemon":
+			return fmt.Errorf("[%s] holds server-wide settings and may not be set in a project file (%s); set them in %s",
+				key[0], path, userFile)
+		}
+	}
+	if meta.IsDefined("agent", "approval_policy") && cfg.Agent.ApprovalPolicy == PolicyAuto {
+		return fmt.Errorf("agent.approval_policy = %q may not be set in a project file (%s): a repository must not turn approvals off; set it in %s or at session start",
+			PolicyAuto, path, userFile)
+	}
+	return nil
+}
+
+func applyOverrides(cfg *Config, src *Sources, o Overrides, origin string) {
+	set := func(dst *string, v, key string) {
+		if v != "" {
+			*dst = v
+			src.set(key, origin)
+		}
+	}
+	set(&cfg.Provider.Kind, o.Provider, "provider.kind")
+	set(&cfg.Provider.Model, o.Model, "provider.model")
+	set(&cfg.Provider.BaseURL, o.BaseURL, "provider.base_url")
+	set(&cfg.Agent.ApprovalPolicy, o.ApprovalPolicy, "agent.approval_policy")
+	if o.NoTools != nil {
+		cfg.Tools.Enabled = !*o.NoTools
+		src.set("tools.enabled", origin)
+	}
+}

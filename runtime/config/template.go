@@ -1,0 +1,180 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Permissions of what Init creates: the file may hold an API key.
+const (
+	homeDirMode = 0o700
+	fileMode    = 0o600
+)
+
+// Template returns a config.toml in which every key appears, commented out,
+// with its default value and what it does.
+func Template() string {
+	var b strings.Builder
+	w := func(lines ...string) {
+		for _, l := range lines {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	}
+	kv := func(help, key string, value any) {
+		w("# "+help, "# "+key+" = "+tomlValue(value))
+	}
+	d := Defaults()
+
+	w("# scv configuration. Every key is shown with its default, commented out:",
+		"# uncomment a line to change it.",
+		"#",
+		"# Precedence, lowest first: built-in defaults, this file ("+filepath.Join("$"+HomeEnv, FileName)+",",
+		"# $"+HomeEnv+" defaulting to ~/"+DefaultHomeDir+"), the workspace's "+filepath.Join(ProjectDir, FileName)+", session",
+		"# parameters from the editor, command-line flags.",
+		"# A workspace's file may not set provider.base_url, provider.api_key,",
+		"# provider.api_key_env, provider.headers, agent.approval_policy = \"auto\",",
+		"# or anything in [protocol] or [daemon].",
+		"")
+
+	w("[provider]",
+		"# Examples (replace the matching keys below):",
+		"#   OpenAI (the default): export OPENAI_API_KEY=... and change nothing.",
+		"#   Ollama on this machine (no key needed):",
+		"#     base_url = \"http://localhost:11434/v1\"",
+		"#     model = \"qwen2.5-coder:7b\"",
+		"#   vLLM (`vllm serve <model>`; add --api-key and api_key_env if you protect it):",
+		"#     base_url = \"http://localhost:8000/v1\"",
+		"#     model = \"Qwen/Qwen2.5-Coder-7B-Instruct\"",
+		"#   Replay (scripted answers, no network; for demos and tests):",
+		"#     kind = \"replay\"",
+		"#     replay_script = \"my-script\"  # a path; empty plays the built-in demo",
+		"#")
+	kv("Which API to talk to: \"openai\" (any OpenAI-compatible endpoint) or \"replay\".", "kind", d.Provider.Kind)
+	kv("Endpoint of the OpenAI-compatible API; a localhost URL needs no key.", "base_url", d.Provider.BaseURL)
+	kv("Model name sent with every request.", "model", d.Provider.Model)
+	kv("Name of the environment variable holding the API key (the name, not the key).", "api_key_env", d.Provider.APIKeyEnv)
+	kv("The API key itself; prefer api_key_env, and keep this file mode 600 if you use it.", "api_key", d.Provider.APIKey)
+	kv("Extra HTTP headers sent with every request, e.g. { \"OpenAI-Organization\" = \"org-...\" }.", "headers", map[string]string{})
+	kv("Seconds to wait for one model request before giving up.", "timeout_seconds", d.Provider.TimeoutSeconds)
+	kv("Retries of a failed model request (rate limits, 5xx, network errors).", "max_retries", d.Provider.MaxRetries)
+	kv("Replay provider's script, relative to this file; empty plays the built-in demo.", "replay_script", d.Provider.ReplayScript)
+	w("")
+
+	w("[agent]")
+	kv("Model calls allowed in one turn before it stops with max_steps.", "max_steps", d.Agent.MaxSteps)
+	kv("When to ask before a tool runs: never (deny risky tools), on-risk, always, auto (never ask).", "approval_policy", d.Agent.ApprovalPolicy)
+	kv("Instructions opening every conversation; the workspace's AGENTS.md is added after them.", "system_prompt", d.Agent.SystemPrompt)
+	w("")
+
+	w("[tools]")
+	kv("Offer tools to the model; false makes a chat-only session.", "enabled", d.Tools.Enabled)
+	kv("Bytes a file read (and AGENTS.md, and a skill) returns at most.", "max_read_bytes", d.Tools.MaxReadBytes)
+	kv("Bytes of command output returned to the model at most.", "max_output_bytes", d.Tools.MaxOutputBytes)
+	kv("Seconds a shell command may run before it is killed.", "shell_timeout_seconds", d.Tools.ShellTimeoutSeconds)
+	kv("Matches a grep returns at most.", "max_grep_matches", d.Tools.MaxGrepMatches)
+	w("")
+
+	w("[context]")
+	kv("Token budget of the conversation history sent to the model.", "max_tokens", d.Context.MaxTokens)
+	w("")
+
+	w("[protocol]")
+	kv("Largest frame accepted from an editor, in bytes.", "max_client_frame_bytes", d.Protocol.MaxClientFrameBytes)
+	kv("Largest frame sent to an editor, in bytes.", "max_server_frame_bytes", d.Protocol.MaxServerFrameBytes)
+	kv("Bytes queued for a slow editor before it is told it lagged.", "outbound_queue_bytes", d.Protocol.OutboundQueueBytes)
+	kv("Requests one connection may have in flight at once.", "max_inflight_requests", d.Protocol.MaxInflightRequests)
+	w("")
+
+	w("[skills]")
+	kv("List skills (.scv/skills/*/SKILL.md in the workspace, skills/*/SKILL.md in $"+HomeEnv+") to the model.", "enabled", d.Skills.Enabled)
+	w("")
+
+	w("[daemon]")
+	kv("Minutes a session with no attached editor lives before the daemon closes it.", "session_idle_minutes", d.Daemon.SessionIdleMinutes)
+	return b.String()
+}
+
+// tomlValue renders the value types Config uses as TOML.
+func tomlValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		return tomlString(v)
+	case int:
+		return strconv.Itoa(v)
+	case bool:
+		return strconv.FormatBool(v)
+	case map[string]string:
+		if len(v) == 0 {
+			return "{}"
+		}
+		parts := make([]string, 0, len(v))
+		for k, val := range v {
+			parts = append(parts, tomlString(k)+" = "+tomlString(val))
+		}
+		return "{ " + strings.Join(parts, ", ") + " }"
+	}
+	panic(fmt.Sprintf("tomlValue: unsupported type %T", v))
+}
+
+// tomlString quotes s as a one-line TOML basic string.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(&b, `\u%04X`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// Init writes Template to <home>/config.toml, creating home if needed. It
+// never overwrites an existing file.
+func Init(home string) (string, error) {
+	if home == "" {
+		return "", errors.New("init config: empty home directory")
+	}
+	if err := os.MkdirAll(home, homeDirMode); err != nil {
+		return "", fmt.Errorf("init config: create %s: %w", home, err)
+	}
+	path := UserFile(home)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
+	if errors.Is(err, fs.ErrExist) {
+		return path, fmt.Errorf("init config: %s already exists; edit it, or move it away and run init again", path)
+	}
+	if err != nil {
+		return "", fmt.Errorf("init config: %w", err)
+	}
+	_, werr := f.WriteString(Template())
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		// A half-written file would block the next Init; remove it.
+		os.Remove(path)
+		return "", fmt.Errorf("init config: write %s: %w", path, werr)
+	}
+	return path, nil
+}
