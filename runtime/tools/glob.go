@@ -1,0 +1,206 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// skipDirName is never descended into by grep and glob: it is large and
+// not the project's own text.
+const skipDirName = ".git"
+
+// globPattern is a slash-separated pattern where a "**" segment matches
+// any number of path segments and other segments follow path.Match.
+type globPattern []string
+
+func parseGlob(pattern string) (globPattern, error) {
+	if pattern == "" {
+		return nil, errors.New("empty pattern")
+	}
+	if strings.HasPrefix(pattern, "/") {
+		return nil, fmt.Errorf("pattern %q must be relative to the workspace root", pattern)
+	}
+	var segs globPattern
+	for _, seg := range strings.Split(pattern, "/") {
+		switch seg {
+		case "", ".":
+			continue
+		case "..":
+			return nil, fmt.Errorf("pattern %q must not contain \"..\"", pattern)
+		case "**":
+			if len(segs) > 0 && segs[len(segs)-1] == "**" {
+				continue // a/**/**/b is a/**/b
+			}
+		default:
+			if _, err := path.Match(seg, seg); err != nil {
+				return nil, fmt.Errorf("pattern %q: malformed segment %q", pattern, seg)
+			}
+		}
+		segs = append(segs, seg)
+	}
+	if len(segs) == 0 {
+		return nil, fmt.Errorf("pattern %q matches nothing", pattern)
+	}
+	return segs, nil
+}
+
+// match reports whether a slash-separated relative path matches.
+func (g globPattern) match(rel string) bool {
+	return matchSegs(g, strings.Split(rel, "/"), false)
+}
+
+// mayContain reports whether something under the directory rel could
+// match, so walks can skip directories that cannot.
+func (g globPattern) mayContain(rel string) bool {
+	if rel == "." || rel == "" {
+		return true
+	}
+	return matchSegs(g, strings.Split(rel, "/"), true)
+}
+
+// literalPrefix is the leading run of segments without wildcards: the
+// directory a walk can start from.
+func (g globPattern) literalPrefix() (dir string, rest globPattern) {
+	i := 0
+	for i < len(g)-1 && !strings.ContainsAny(g[i], `*?[\`) {
+		i++
+	}
+	return strings.Join(g[:i], "/"), g[i:]
+}
+
+func matchSegs(pat, name []string, prefix bool) bool {
+	for len(pat) > 0 {
+		if len(name) == 0 {
+			return prefix
+		}
+		if pat[0] == "**" {
+			if prefix {
+				return true
+			}
+			for i := 0; i <= len(name); i++ {
+				if matchSegs(pat[1:], name[i:], false) {
+					return true
+				}
+			}
+			return false
+		}
+		if ok, _ := path.Match(pat[0], name[0]); !ok {
+			return false
+		}
+		pat, name = pat[1:], name[1:]
+	}
+	return len(name) == 0
+}
+
+type globTool struct {
+	spec
+	ws     *Workspace
+	limits Limits
+}
+
+type globArgs struct {
+	Pattern string `json:"pattern"`
+}
+
+func newGlob(ws *Workspace, limits Limits) *globTool {
+	return &globTool{
+		spec: spec{
+			name: "glob",
+			desc: "Find files and directories whose workspace-relative path matches a glob pattern. " +
+				"\"*\", \"?\" and \"[...]\" match within one path segment; a \"**\" segment matches any number of directories (e.g. \"src/**/*.go\").",
+			params: params{
+				{name: "pattern", typ: typeString, required: true, desc: "Glob pattern relative to the workspace root."},
+			},
+			risk: RiskReadOnly,
+		},
+		ws:     ws,
+		limits: limits,
+	}
+}
+
+func (t *globTool) Summary(args json.RawMessage) string {
+	var a globArgs
+	if err := t.decode(args, &a); err != nil {
+		return validUTF8(err.Error())
+	}
+	return validUTF8("glob " + a.Pattern)
+}
+
+func (t *globTool) Run(ctx context.Context, args json.RawMessage) Result {
+	var a globArgs
+	if err := t.decode(args, &a); err != nil {
+		return Result{Output: validUTF8(err.Error())}
+	}
+	pat, err := parseGlob(a.Pattern)
+	if err != nil {
+		return t.fail("%v", err)
+	}
+	base, _ := pat.literalPrefix()
+	realBase, err := t.ws.Resolve(orDot(base))
+	if err != nil {
+		return t.fail("%v", err)
+	}
+	if _, err := os.Stat(realBase); err != nil {
+		return Result{Success: true, Output: "no matches"}
+	}
+	var matches []string
+	truncated := false
+	err = filepath.WalkDir(realBase, func(p string, d fs.DirEntry, err error) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err != nil {
+			return nil // unreadable entries are skipped, not fatal
+		}
+		rel := path.Join(base, strings.TrimPrefix(filepath.ToSlash(strings.TrimPrefix(p, realBase)), "/"))
+		if d.IsDir() {
+			if d.Name() == skipDirName && p != realBase {
+				return filepath.SkipDir
+			}
+			if p != realBase && !pat.mayContain(rel) {
+				return filepath.SkipDir
+			}
+		}
+		if rel == "" || !pat.match(rel) {
+			return nil
+		}
+		if len(matches) == maxListEntries {
+			truncated = true
+			return filepath.SkipAll
+		}
+		if d.IsDir() {
+			rel += "/"
+		}
+		matches = append(matches, rel)
+		return nil
+	})
+	if err != nil {
+		return t.fail("%v", err)
+	}
+	if len(matches) == 0 {
+		return Result{Success: true, Output: "no matches"}
+	}
+	sort.Strings(matches)
+	w := lineWriter{max: t.limits.MaxOutputBytes}
+	shown := 0
+	for _, m := range matches {
+		if !w.add(m) {
+			break
+		}
+		shown++
+	}
+	out := w.String()
+	if truncated || w.truncated {
+		truncated = true
+		out += fmt.Sprintf("[truncated: showed %d matches; narrow the pattern]", shown)
+	}
+	return Result{Success: true, Output: validUTF8(out), Truncated: truncated}
+}

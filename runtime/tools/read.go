@@ -1,0 +1,234 @@
+package tools
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// maxListEntries bounds how many names list_dir and glob return.
+const maxListEntries = 1000
+
+type readFileTool struct {
+	spec
+	ws     *Workspace
+	limits Limits
+}
+
+type readFileArgs struct {
+	Path   string `json:"path"`
+	Offset int    `json:"offset"`
+	Limit  int    `json:"limit"`
+}
+
+func newReadFile(ws *Workspace, limits Limits) *readFileTool {
+	return &readFileTool{
+		spec: spec{
+			name: "read_file",
+			desc: "Read a UTF-8 text file in the workspace. Large files are cut; use offset and limit to page through them.",
+			params: params{
+				{name: "path", typ: typeString, required: true, desc: "File path, relative to the workspace root."},
+				{name: "offset", typ: typeInteger, desc: "1-based number of the first line to return (default 1)."},
+				{name: "limit", typ: typeInteger, desc: "Maximum number of lines to return (default: to the end of the file)."},
+			},
+			risk: RiskReadOnly,
+		},
+		ws:     ws,
+		limits: limits,
+	}
+}
+
+func (t *readFileTool) Summary(args json.RawMessage) string {
+	var a readFileArgs
+	if err := t.decode(args, &a); err != nil {
+		return validUTF8(err.Error())
+	}
+	s := "read_file " + a.Path
+	if a.Offset > 1 || a.Limit > 0 {
+		s += fmt.Sprintf(" (from line %d", max(a.Offset, 1))
+		if a.Limit > 0 {
+			s += fmt.Sprintf(", %s", plural(a.Limit, "line"))
+		}
+		s += ")"
+	}
+	return validUTF8(s)
+}
+
+func (t *readFileTool) Run(ctx context.Context, args json.RawMessage) Result {
+	var a readFileArgs
+	if err := t.decode(args, &a); err != nil {
+		return Result{Output: validUTF8(err.Error())}
+	}
+	if a.Offset < 0 {
+		return t.fail("offset must be 1 or more, got %d", a.Offset)
+	}
+	if a.Limit < 0 {
+		return t.fail("limit must not be negative, got %d", a.Limit)
+	}
+	first := max(a.Offset, 1)
+	real, err := t.ws.Resolve(a.Path)
+	if err != nil {
+		return t.fail("%v", err)
+	}
+	f, err := openText(t.ws, real)
+	if err != nil {
+		return t.fail("%v", err)
+	}
+	defer f.Close()
+
+	r := bufio.NewReader(f)
+	for n := 1; n < first; n++ {
+		line, long, err := nextLine(r, 0)
+		if err != nil && (len(line) == 0 && !long || !errors.Is(err, io.EOF)) {
+			if errors.Is(err, io.EOF) {
+				return t.fail("offset %d is past the end of %s (%s)", first, a.Path, plural(n-1, "line"))
+			}
+			return t.fail("read %s: %v", a.Path, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return t.fail("cancelled")
+		}
+	}
+
+	budget := t.limits.MaxReadBytes
+	var out strings.Builder
+	var note string
+	truncated := false
+	lineNo := first
+	for ; a.Limit == 0 || lineNo < first+a.Limit; lineNo++ {
+		line, long, err := nextLine(r, budget-out.Len()+1)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return t.fail("read %s: %v", a.Path, err)
+		}
+		if len(line) == 0 && !long {
+			if lineNo == first && first > 1 {
+				return t.fail("offset %d is past the end of %s (%s)", first, a.Path, plural(first-1, "line"))
+			}
+			break // end of file
+		}
+		if out.Len()+len(line) > budget || long {
+			truncated = true
+			if out.Len() == 0 {
+				// A single line longer than the budget: show its start.
+				out.WriteString(cutUTF8(string(line), budget))
+				note = fmt.Sprintf("[truncated: line %d is longer than %d bytes and was cut; continue with offset=%d]", lineNo, budget, lineNo+1)
+			} else {
+				note = fmt.Sprintf("[truncated at %d bytes: showed lines %d-%d; continue with offset=%d]", budget, first, lineNo-1, lineNo)
+			}
+			break
+		}
+		out.Write(line)
+		if errors.Is(err, io.EOF) {
+			lineNo++
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return t.fail("cancelled")
+		}
+	}
+	if !truncated && a.Limit > 0 && lineNo == first+a.Limit {
+		if _, err := r.Peek(1); err == nil {
+			note = fmt.Sprintf("[showed lines %d-%d; more follow: continue with offset=%d]", first, lineNo-1, lineNo)
+		}
+	}
+	text := out.String()
+	if text == "" && note == "" {
+		text = "(empty file)"
+	}
+	if note != "" {
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		text += note
+	}
+	return Result{Success: true, Output: validUTF8(text), Truncated: truncated}
+}
+
+type listDirTool struct {
+	spec
+	ws     *Workspace
+	limits Limits
+}
+
+type listDirArgs struct {
+	Path string `json:"path"`
+}
+
+func newListDir(ws *Workspace, limits Limits) *listDirTool {
+	return &listDirTool{
+		spec: spec{
+			name: "list_dir",
+			desc: "List the entries of a directory in the workspace, sorted by name; directories end with \"/\".",
+			params: params{
+				{name: "path", typ: typeString, desc: "Directory path, relative to the workspace root (default \".\")."},
+			},
+			risk: RiskReadOnly,
+		},
+		ws:     ws,
+		limits: limits,
+	}
+}
+
+func (t *listDirTool) Summary(args json.RawMessage) string {
+	var a listDirArgs
+	if err := t.decode(args, &a); err != nil {
+		return validUTF8(err.Error())
+	}
+	return validUTF8("list_dir " + orDot(a.Path))
+}
+
+func (t *listDirTool) Run(ctx context.Context, args json.RawMessage) Result {
+	var a listDirArgs
+	if err := t.decode(args, &a); err != nil {
+		return Result{Output: validUTF8(err.Error())}
+	}
+	path := orDot(a.Path)
+	real, err := t.ws.Resolve(path)
+	if err != nil {
+		return t.fail("%v", err)
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		return t.fail("%v", err)
+	}
+	if !info.IsDir() {
+		return t.fail("%s is not a directory", path)
+	}
+	entries, err := os.ReadDir(real)
+	if err != nil {
+		return t.fail("%v", err)
+	}
+	if len(entries) == 0 {
+		return Result{Success: true, Output: "(empty directory)"}
+	}
+	w := lineWriter{max: t.limits.MaxOutputBytes}
+	shown := 0
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() {
+			name += "/"
+		}
+		if shown == maxListEntries || !w.add(name) {
+			w.truncated = true
+			break
+		}
+		shown++
+	}
+	out := w.String()
+	if w.truncated {
+		out += fmt.Sprintf("[truncated: showed %d of %d entries]", shown, len(entries))
+	}
+	return Result{Success: true, Output: validUTF8(out), Truncated: w.truncated}
+}
+
+func orDot(path string) string {
+	if path == "" {
+		return "."
+	}
+	return path
+}

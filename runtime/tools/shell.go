@@ -1,0 +1,193 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unicode/utf8"
+)
+
+// shellDrainGrace is how long Run keeps reading output after the process
+// group has been killed. Only a process that left the group (setsid) can
+// still hold the pipe then; it is not waited for beyond this.
+const shellDrainGrace = 2 * time.Second
+
+type shellTool struct {
+	spec
+	ws     *Workspace
+	limits Limits
+}
+
+type shellArgs struct {
+	Command string `json:"command"`
+}
+
+func newShell(ws *Workspace, limits Limits) *shellTool {
+	return &shellTool{
+		spec: spec{
+			name: "shell",
+			desc: fmt.Sprintf("Run a command with sh -c in the workspace root and return its combined stdout and stderr and exit code. "+
+				"Stdin is empty; the command is killed after %s, and background processes do not outlive it.", limits.ShellTimeout),
+			params: params{
+				{name: "command", typ: typeString, required: true, desc: "The shell command line."},
+			},
+			risk: RiskExec,
+		},
+		ws:     ws,
+		limits: limits,
+	}
+}
+
+func (t *shellTool) Summary(args json.RawMessage) string {
+	var a shellArgs
+	if err := t.decode(args, &a); err != nil {
+		return validUTF8(err.Error())
+	}
+	return validUTF8("$ " + a.Command)
+}
+
+func (t *shellTool) Run(ctx context.Context, args json.RawMessage) Result {
+	var a shellArgs
+	if err := t.decode(args, &a); err != nil {
+		return Result{Output: validUTF8(err.Error())}
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return t.fail("argument \"command\" must not be empty")
+	}
+	runCtx, cancel := context.WithTimeout(ctx, t.limits.ShellTimeout)
+	defer cancel()
+
+	// The command writes straight into a pipe we own, so Wait does not
+	// depend on copying goroutines that a grandchild holding the pipe
+	// could keep alive; draining is ours and bounded.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return t.fail("create output pipe: %v", err)
+	}
+	defer pr.Close()
+	cmd := exec.CommandContext(runCtx, "sh", "-c", a.Command)
+	cmd.Dir = t.ws.Root()
+	cmd.Env = scrubEnv(os.Environ())
+	cmd.Stdout, cmd.Stderr = pw, pw
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var killed atomic.Bool // set when the context ends the command
+	cmd.Cancel = func() error {
+		killed.Store(true)
+		return killGroup(cmd.Process.Pid)
+	}
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return t.fail("start sh: %v", err)
+	}
+	pw.Close()
+	pgid := cmd.Process.Pid
+
+	out := &capBuffer{max: t.limits.MaxOutputBytes}
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		_, _ = io.Copy(out, pr)
+	}()
+
+	// Whatever the outcome, nothing the command started outlives it. The
+	// group is killed while its leader is still unreaped when possible.
+	zombie := waitNoReap(pgid)
+	if zombie {
+		_ = killGroup(pgid)
+	}
+	waitErr := cmd.Wait()
+	if !zombie {
+		_ = killGroup(pgid)
+	}
+	grace := time.NewTimer(shellDrainGrace)
+	select {
+	case <-drained:
+	case <-grace.C:
+		pr.Close() // unblocks the copy
+		<-drained
+	}
+	grace.Stop()
+
+	var status string
+	success := false
+	switch {
+	case killed.Load() && ctx.Err() == nil:
+		status = fmt.Sprintf("[timed out after %s; process group killed]", t.limits.ShellTimeout)
+	case killed.Load():
+		status = "[cancelled; process group killed]"
+	case waitErr == nil:
+		status, success = "[exit code: 0]", true
+	default:
+		var exit *exec.ExitError
+		if errors.As(waitErr, &exit) {
+			if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				status = fmt.Sprintf("[killed by signal: %s]", ws.Signal())
+			} else {
+				status = fmt.Sprintf("[exit code: %d]", exit.ExitCode())
+			}
+		} else {
+			status = fmt.Sprintf("[wait: %v]", waitErr)
+		}
+	}
+	text := string(out.buf)
+	if out.truncated {
+		text = trimPartialRune(text) + fmt.Sprintf("\n[output truncated at %d bytes]", t.limits.MaxOutputBytes)
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return Result{Success: success, Output: validUTF8(text + status), Truncated: out.truncated}
+}
+
+// killGroup sends SIGKILL to every process in the group led by pgid.
+func killGroup(pgid int) error {
+	err := syscall.Kill(-pgid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil // already gone
+	}
+	return err
+}
+
+// scrubEnv drops variables that look like credentials: the runtime's own
+// provider keys must not reach a command whose output goes to the model
+// and the editors.
+func scrubEnv(env []string) []string {
+	secretEnvMarkers := [...]string{"API_KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL"}
+	kept := env[:0:0]
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		upper := strings.ToUpper(name)
+		secret := false
+		for _, marker := range secretEnvMarkers {
+			if strings.Contains(upper, marker) {
+				secret = true
+				break
+			}
+		}
+		if !secret {
+			kept = append(kept, kv)
+		}
+	}
+	return kept
+}
+
+// trimPartialRune drops a rune cut in half by the output cap.
+func trimPartialRune(s string) string {
+	for i := len(s) - 1; i >= 0 && i >= len(s)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(s[i]) {
+			if !utf8.FullRuneInString(s[i:]) {
+				return s[:i]
+			}
+			break
+		}
+	}
+	return s
+}

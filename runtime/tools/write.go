@@ -1,0 +1,280 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+const (
+	// maxEditFileBytes bounds the files edit_file rewrites in memory and
+	// the old content write_file reads to show a diff.
+	maxEditFileBytes = 8 << 20
+	newFileMode      = 0o644
+	newDirMode       = 0o755
+)
+
+// change is a planned write: the file, what it holds now and what it will.
+type change struct {
+	real, rel string
+	exists    bool
+	binary    bool // old content is binary or too large to diff
+	old, new  string
+}
+
+func (c change) diff() string { return unifiedDiff(c.rel, c.old, c.new) }
+
+// stat counts added and removed lines for a one-line report.
+func (c change) stat() string {
+	added, removed := 0, 0
+	for _, e := range diffLines(splitLines(c.old), splitLines(c.new)) {
+		switch e.kind {
+		case editInsert:
+			added++
+		case editDelete:
+			removed++
+		}
+	}
+	return fmt.Sprintf("+%d -%d lines", added, removed)
+}
+
+// summary renders a change for an approval prompt, capped at max bytes.
+func (c change) summary(tool string, max int) string {
+	var head, body string
+	switch {
+	case c.binary:
+		head = fmt.Sprintf("%s %s: replaces a binary or very large file with %d bytes", tool, c.rel, len(c.new))
+	case c.old == c.new:
+		head = fmt.Sprintf("%s %s: no changes", tool, c.rel)
+	case !c.exists:
+		head, body = fmt.Sprintf("%s %s (new file)", tool, c.rel), c.diff()
+	default:
+		head, body = fmt.Sprintf("%s %s", tool, c.rel), c.diff()
+	}
+	s := head
+	if body != "" {
+		s += "\n" + body
+	}
+	if len(s) > max {
+		s = cutUTF8(s, max) + "\n[diff truncated]"
+	}
+	return validUTF8(s)
+}
+
+// readCurrent loads the file a write would replace, if there is one.
+func readCurrent(ws *Workspace, path string) (change, error) {
+	real, err := ws.Resolve(path)
+	if err != nil {
+		return change{}, err
+	}
+	c := change{real: real, rel: ws.Rel(real)}
+	info, err := os.Stat(real)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return c, err
+	}
+	if info.IsDir() {
+		return c, fmt.Errorf("%s is a directory", path)
+	}
+	if !info.Mode().IsRegular() {
+		return c, fmt.Errorf("%s is not a regular file", path)
+	}
+	c.exists = true
+	if info.Size() > maxEditFileBytes {
+		c.binary = true
+		return c, nil
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return c, err
+	}
+	defer f.Close()
+	if err := sniffFile(f); err != nil {
+		if errors.Is(err, errBinary) {
+			c.binary = true
+			return c, nil
+		}
+		return c, fmt.Errorf("read %s: %w", path, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxEditFileBytes+1))
+	if err != nil {
+		return c, fmt.Errorf("read %s: %w", path, err)
+	}
+	c.old = string(data)
+	return c, nil
+}
+
+// apply writes the new content, creating missing parent directories. The
+// path was resolved inside the workspace, so the directories created are too.
+func (c change) apply() error {
+	if err := os.MkdirAll(filepath.Dir(c.real), newDirMode); err != nil {
+		return fmt.Errorf("create parent directories of %s: %w", c.rel, err)
+	}
+	// An existing file keeps its permissions: WriteFile only applies the
+	// mode when it creates the file.
+	if err := os.WriteFile(c.real, []byte(c.new), newFileMode); err != nil {
+		return fmt.Errorf("write %s: %w", c.rel, err)
+	}
+	return nil
+}
+
+type writeFileTool struct {
+	spec
+	ws     *Workspace
+	limits Limits
+}
+
+type writeFileArgs struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+func newWriteFile(ws *Workspace, limits Limits) *writeFileTool {
+	return &writeFileTool{
+		spec: spec{
+			name: "write_file",
+			desc: "Create or overwrite a file in the workspace with the given content. Missing parent directories are created.",
+			params: params{
+				{name: "path", typ: typeString, required: true, desc: "File path, relative to the workspace root."},
+				{name: "content", typ: typeString, required: true, desc: "The complete new content of the file."},
+			},
+			risk: RiskWrite,
+		},
+		ws:     ws,
+		limits: limits,
+	}
+}
+
+func (t *writeFileTool) plan(args json.RawMessage) (change, error) {
+	var a writeFileArgs
+	if err := t.decode(args, &a); err != nil {
+		return change{}, err
+	}
+	c, err := readCurrent(t.ws, a.Path)
+	if err != nil {
+		return change{}, fmt.Errorf("%s: %w", t.name, err)
+	}
+	c.new = a.Content
+	return c, nil
+}
+
+func (t *writeFileTool) Summary(args json.RawMessage) string {
+	c, err := t.plan(args)
+	if err != nil {
+		return validUTF8(err.Error())
+	}
+	return c.summary(t.name, t.limits.MaxOutputBytes)
+}
+
+func (t *writeFileTool) Run(ctx context.Context, args json.RawMessage) Result {
+	c, err := t.plan(args)
+	if err != nil {
+		return Result{Output: validUTF8(err.Error())}
+	}
+	if err := ctx.Err(); err != nil {
+		return t.fail("cancelled")
+	}
+	if err := c.apply(); err != nil {
+		return t.fail("%v", err)
+	}
+	switch {
+	case !c.exists:
+		return Result{Success: true, Output: validUTF8(fmt.Sprintf("created %s (%d bytes)", c.rel, len(c.new)))}
+	case c.binary:
+		return Result{Success: true, Output: validUTF8(fmt.Sprintf("replaced %s (%d bytes)", c.rel, len(c.new)))}
+	}
+	return Result{Success: true, Output: validUTF8(fmt.Sprintf("wrote %s (%d bytes, %s)", c.rel, len(c.new), c.stat()))}
+}
+
+type editFileTool struct {
+	spec
+	ws     *Workspace
+	limits Limits
+}
+
+type editFileArgs struct {
+	Path       string `json:"path"`
+	Old        string `json:"old"`
+	New        string `json:"new"`
+	ReplaceAll bool   `json:"replace_all"`
+}
+
+func newEditFile(ws *Workspace, limits Limits) *editFileTool {
+	return &editFileTool{
+		spec: spec{
+			name: "edit_file",
+			desc: "Replace exact text in an existing file. \"old\" must occur exactly once (include surrounding lines to make it unique) unless replace_all is true.",
+			params: params{
+				{name: "path", typ: typeString, required: true, desc: "File path, relative to the workspace root."},
+				{name: "old", typ: typeString, required: true, desc: "The exact text to replace, including whitespace."},
+				{name: "new", typ: typeString, required: true, desc: "The replacement text."},
+				{name: "replace_all", typ: typeBoolean, desc: "Replace every occurrence instead of requiring exactly one (default false)."},
+			},
+			risk: RiskWrite,
+		},
+		ws:     ws,
+		limits: limits,
+	}
+}
+
+// plan works out the edited content; count is how many places change.
+func (t *editFileTool) plan(args json.RawMessage) (c change, count int, err error) {
+	var a editFileArgs
+	if err := t.decode(args, &a); err != nil {
+		return c, 0, err
+	}
+	if a.Old == "" {
+		return c, 0, fmt.Errorf("%s: argument \"old\" must not be empty", t.name)
+	}
+	if a.Old == a.New {
+		return c, 0, fmt.Errorf("%s: \"old\" and \"new\" are identical", t.name)
+	}
+	c, err = readCurrent(t.ws, a.Path)
+	switch {
+	case err != nil:
+		return c, 0, fmt.Errorf("%s: %w", t.name, err)
+	case !c.exists:
+		return c, 0, fmt.Errorf("%s: %s does not exist (use write_file to create it)", t.name, a.Path)
+	case c.binary:
+		return c, 0, fmt.Errorf("%s: %s is binary or larger than %d bytes", t.name, a.Path, maxEditFileBytes)
+	}
+	count = strings.Count(c.old, a.Old)
+	switch {
+	case count == 0:
+		return c, 0, fmt.Errorf("%s: old text not found in %s", t.name, a.Path)
+	case count > 1 && !a.ReplaceAll:
+		return c, 0, fmt.Errorf("%s: old text occurs %d times in %s; include more surrounding text to make it unique, or set replace_all", t.name, count, a.Path)
+	}
+	c.new = strings.ReplaceAll(c.old, a.Old, a.New)
+	return c, count, nil
+}
+
+func (t *editFileTool) Summary(args json.RawMessage) string {
+	c, _, err := t.plan(args)
+	if err != nil {
+		return validUTF8(err.Error())
+	}
+	return c.summary(t.name, t.limits.MaxOutputBytes)
+}
+
+func (t *editFileTool) Run(ctx context.Context, args json.RawMessage) Result {
+	c, count, err := t.plan(args)
+	if err != nil {
+		return Result{Output: validUTF8(err.Error())}
+	}
+	if err := ctx.Err(); err != nil {
+		return t.fail("cancelled")
+	}
+	if err := c.apply(); err != nil {
+		return t.fail("%v", err)
+	}
+	return Result{Success: true, Output: validUTF8(fmt.Sprintf("edited %s: replaced %s (%s)", c.rel, plural(count, "occurrence"), c.stat()))}
+}
