@@ -1,0 +1,476 @@
+-- The client-side state of one session, driven by the server's notifications.
+--
+-- Two sequence marks keep replay and live events apart:
+--   seen_seq – the last event whose effect on the transcript was applied;
+--   live_seq – the last event (or snapshot) the queue, approvals and run
+--              state reflect.
+-- After an attach the snapshot already holds the current queue and pending
+-- approvals, while the replayed events (seq <= snapshot.seq) still have to be
+-- drawn in the transcript; applying them to the queue a second time would
+-- corrupt it. Pure: no editor calls, so it is tested without a server.
+local protocol = require("scv.protocol")
+local transcript = require("scv.transcript")
+
+local M = {}
+
+local State = {}
+State.__index = State
+
+---@param session_id string
+function M.new(session_id)
+  return setmetatable({
+    session_id = session_id,
+    cwd = nil,
+    model = nil,
+    run = "idle",
+    turn_id = nil,
+    paused = false,
+    closed = false,
+    queue = {},
+    approvals = {},
+    seen_seq = 0,
+    live_seq = 0,
+    -- prompt text by turnId (sent by this client) and by queueId (seen in queue events)
+    prompts = {},
+    queued_prompts = {},
+    approval_calls = {},
+    usage = { input = 0, output = 0 },
+    transcript = transcript.new(),
+  }, State)
+end
+
+local function copy_entry(e)
+  return { queueId = e.queueId, revision = e.revision, prompt = e.prompt, submitter = e.submitter }
+end
+
+local function index_of(list, key, value)
+  for i, item in ipairs(list) do
+    if item[key] == value then
+      return i
+    end
+  end
+  return nil
+end
+
+function State:_remember_entries(entries)
+  for _, e in ipairs(entries or {}) do
+    if e.queueId then
+      self.queued_prompts[e.queueId] = e.prompt
+    end
+  end
+end
+
+--- Apply a Snapshot (from session/start or session/attach).
+---@param snap table
+---@param opts table|nil { replay = true when events up to snap.seq will be replayed }
+function State:apply_snapshot(snap, opts)
+  opts = opts or {}
+  self.cwd = snap.cwd or self.cwd
+  self.model = snap.model or self.model
+  self.limits = snap.limits or self.limits
+  self.context_max_tokens = snap.contextMaxTokens or self.context_max_tokens
+  if #self.transcript.blocks == 0 then
+    self.transcript:header(self.session_id, self.cwd, self.model)
+  end
+  local seq = tonumber(snap.seq) or 0
+  if seq >= self.live_seq then
+    self.live_seq = seq
+    self.run = snap.state == "running" and "running" or "idle"
+    self.turn_id = (not protocol.is_null(snap.turnId)) and snap.turnId or nil
+    local q = snap.queue or {}
+    self.queue = {}
+    for _, e in ipairs(q.entries or {}) do
+      self.queue[#self.queue + 1] = copy_entry(e)
+    end
+    self:_remember_entries(q.entries)
+    self.paused = q.paused == true
+    self.approvals = {}
+    for _, a in ipairs(snap.pendingApprovals or {}) do
+      self.approvals[#self.approvals + 1] = a
+      self.approval_calls[a.approvalId] = a.callId
+    end
+  end
+  if not opts.replay and seq > self.seen_seq then
+    self.seen_seq = seq
+  end
+end
+
+--- Replace the queue with the answer of scv/queue/list.
+function State:set_queue(entries, paused)
+  self.queue = {}
+  for _, e in ipairs(entries or {}) do
+    self.queue[#self.queue + 1] = copy_entry(e)
+  end
+  self:_remember_entries(entries)
+  if paused ~= nil then
+    self.paused = paused == true
+  end
+end
+
+--- The prompt of a turn this client started (known from the turn/start reply).
+function State:note_prompt(turn_id, prompt)
+  self.prompts[turn_id] = prompt
+  self.transcript:set_prompt(turn_id, prompt)
+end
+
+function State:_end_turn(turn_id, effects, live)
+  if live then
+    if self.turn_id == turn_id or self.turn_id == nil then
+      self.run = "idle"
+      self.turn_id = nil
+    end
+    -- pending approvals end with their turn
+    local kept = {}
+    for _, a in ipairs(self.approvals) do
+      if a.turnId == turn_id then
+        effects[#effects + 1] = { kind = "approval_resolved", approval_id = a.approvalId, decision = "ended" }
+      else
+        kept[#kept + 1] = a
+      end
+    end
+    self.approvals = kept
+  end
+end
+
+local handlers = {}
+
+handlers["scv/turn/started"] = function(self, p, fx, live, draw)
+  if live then
+    self.run = "running"
+    self.turn_id = p.turnId
+    local qid = (not protocol.is_null(p.queueId)) and p.queueId or nil
+    if qid then
+      local i = index_of(self.queue, "queueId", qid)
+      if i then
+        table.remove(self.queue, i)
+        fx[#fx + 1] = { kind = "queue" }
+      end
+    end
+  end
+  if draw then
+    local prompt = self.prompts[p.turnId]
+    if prompt == nil and not protocol.is_null(p.queueId) then
+      prompt = self.queued_prompts[p.queueId]
+    end
+    self.transcript:turn(p.turnId, prompt)
+  end
+end
+
+handlers["scv/assistant/delta"] = function(self, p, _, _, draw)
+  if draw then
+    self.transcript:delta(p.turnId, p.content)
+  end
+end
+
+handlers["scv/assistant/completed"] = function(self, p, _, _, draw)
+  if draw then
+    self.transcript:completed(p.turnId, p.content)
+  end
+end
+
+handlers["scv/tool/proposed"] = function(self, p, _, _, draw)
+  if draw then
+    self.transcript:tool(p.callId, { name = p.name, arguments = p.arguments, status = "proposed" })
+  end
+end
+
+handlers["scv/tool/started"] = function(self, p, _, _, draw)
+  if draw then
+    self.transcript:tool(p.callId, { name = p.name, status = "running" })
+  end
+end
+
+handlers["scv/tool/completed"] = function(self, p, _, _, draw)
+  if draw then
+    self.transcript:tool(p.callId, {
+      name = p.name,
+      status = p.success and "done" or "failed",
+      success = p.success == true,
+      output = type(p.output) == "string" and p.output or "",
+      truncated = p.truncated == true,
+    })
+  end
+end
+
+handlers["scv/approval/requested"] = function(self, p, fx, live, draw)
+  self.approval_calls[p.approvalId] = p.callId
+  if live and not index_of(self.approvals, "approvalId", p.approvalId) then
+    local a = vim.deepcopy(p)
+    self.approvals[#self.approvals + 1] = a
+    fx[#fx + 1] = { kind = "approval_requested", approval = a }
+  end
+  if draw then
+    self.transcript:tool(p.callId, { name = p.name, status = "awaiting approval", risk = p.risk })
+  end
+end
+
+local decision_status = {
+  approve = "approved",
+  deny = "denied",
+  ["approve-session"] = "approved for the session",
+}
+
+handlers["scv/approval/resolved"] = function(self, p, fx, live, draw)
+  if live then
+    local i = index_of(self.approvals, "approvalId", p.approvalId)
+    if i then
+      table.remove(self.approvals, i)
+    end
+    fx[#fx + 1] = { kind = "approval_resolved", approval_id = p.approvalId, decision = p.decision }
+  end
+  local call_id = self.approval_calls[p.approvalId]
+  if draw and call_id then
+    self.transcript:tool(call_id, { status = decision_status[p.decision] or tostring(p.decision), decision = p.decision })
+  end
+end
+
+handlers["scv/context/compacted"] = function(self, p, _, _, draw)
+  if draw then
+    self.transcript:notice(
+      string.format(
+        "context compacted: %s → %s tokens, %s messages removed",
+        tostring(p.beforeTokens),
+        tostring(p.afterTokens),
+        tostring(p.removedMessages)
+      )
+    )
+  end
+end
+
+handlers["scv/turn/completed"] = function(self, p, fx, live, draw)
+  self:_end_turn(p.turnId, fx, live)
+  local u = p.usage or {}
+  if draw then
+    self.usage.input = self.usage.input + (tonumber(u.inputTokens) or 0)
+    self.usage.output = self.usage.output + (tonumber(u.outputTokens) or 0)
+    self.transcript:completed_if_open(p.turnId)
+    self.transcript:notice(
+      string.format(
+        "usage: %d input · %d output tokens · %d steps",
+        tonumber(u.inputTokens) or 0,
+        tonumber(u.outputTokens) or 0,
+        tonumber(p.steps) or 0
+      )
+    )
+  end
+end
+
+handlers["scv/turn/cancelled"] = function(self, p, fx, live, draw)
+  self:_end_turn(p.turnId, fx, live)
+  if draw then
+    self.transcript:completed_if_open(p.turnId)
+    self.transcript:notice("turn cancelled")
+  end
+end
+
+handlers["scv/turn/failed"] = function(self, p, fx, live, draw)
+  self:_end_turn(p.turnId, fx, live)
+  if draw then
+    self.transcript:completed_if_open(p.turnId)
+    self.transcript:notice(string.format("turn failed (%s): %s", tostring(p.code), tostring(p.message)))
+  end
+end
+
+handlers["scv/queue/snapshot"] = function(self, p, fx, live)
+  self:_remember_entries(p.entries)
+  if live then
+    self:set_queue(p.entries, p.paused)
+    fx[#fx + 1] = { kind = "queue" }
+  end
+end
+
+handlers["scv/queue/enqueued"] = function(self, p, fx, live)
+  local e = p.entry or {}
+  self:_remember_entries({ e })
+  if live and e.queueId then
+    local i = index_of(self.queue, "queueId", e.queueId)
+    if i then
+      table.remove(self.queue, i)
+    end
+    local pos = (tonumber(p.position) or #self.queue) + 1
+    pos = math.max(1, math.min(pos, #self.queue + 1))
+    table.insert(self.queue, pos, copy_entry(e))
+    fx[#fx + 1] = { kind = "queue" }
+  end
+end
+
+handlers["scv/queue/updated"] = function(self, p, fx, live)
+  local e = p.entry or {}
+  self:_remember_entries({ e })
+  if live then
+    local i = index_of(self.queue, "queueId", e.queueId)
+    if i then
+      self.queue[i] = copy_entry(e)
+      fx[#fx + 1] = { kind = "queue" }
+    end
+  end
+end
+
+handlers["scv/queue/moved"] = function(self, p, fx, live)
+  if live then
+    local i = index_of(self.queue, "queueId", p.queueId)
+    if i then
+      local e = table.remove(self.queue, i)
+      e.revision = p.revision or e.revision
+      local pos = (tonumber(p.position) or #self.queue) + 1
+      pos = math.max(1, math.min(pos, #self.queue + 1))
+      table.insert(self.queue, pos, e)
+      fx[#fx + 1] = { kind = "queue" }
+    end
+  end
+end
+
+handlers["scv/queue/removed"] = function(self, p, fx, live)
+  if live then
+    local i = index_of(self.queue, "queueId", p.queueId)
+    if i then
+      table.remove(self.queue, i)
+      fx[#fx + 1] = { kind = "queue" }
+    end
+  end
+end
+
+handlers["scv/queue/dequeued"] = function(self, p, fx, live)
+  local prompt = self.queued_prompts[p.queueId]
+  if prompt ~= nil and p.turnId and self.prompts[p.turnId] == nil then
+    self.prompts[p.turnId] = prompt
+    self.transcript:set_prompt(p.turnId, prompt)
+  end
+  if live then
+    local i = index_of(self.queue, "queueId", p.queueId)
+    if i then
+      table.remove(self.queue, i)
+      fx[#fx + 1] = { kind = "queue" }
+    end
+  end
+end
+
+handlers["scv/session/paused"] = function(self, p, fx, live)
+  if live then
+    self.paused = p.paused == true
+    fx[#fx + 1] = { kind = "queue" }
+  end
+end
+
+handlers["scv/session/cleared"] = function(self, _, fx, live, draw)
+  if live then
+    self.queue = {}
+    fx[#fx + 1] = { kind = "queue" }
+  end
+  if draw then
+    self.transcript:reset()
+    self.transcript:header(self.session_id, self.cwd, self.model)
+    self.transcript:notice("session cleared")
+  end
+  fx[#fx + 1] = { kind = "cleared" }
+end
+
+handlers["scv/session/closed"] = function(self, _, fx, live, draw)
+  if live then
+    self.closed = true
+    self.run = "idle"
+    self.turn_id = nil
+    self.queue = {}
+    for _, a in ipairs(self.approvals) do
+      fx[#fx + 1] = { kind = "approval_resolved", approval_id = a.approvalId, decision = "closed" }
+    end
+    self.approvals = {}
+    fx[#fx + 1] = { kind = "closed" }
+  end
+  if draw then
+    self.transcript:notice("session closed")
+  end
+end
+
+--- Apply one notification. Returns the list of effects the UI must act on:
+--- { kind = "transcript" | "queue" | "run" | "approval_requested" |
+---   "approval_resolved" | "cleared" | "closed" | "resync", ... }
+---@param method string
+---@param params table
+---@return table[]
+function State:apply(method, params)
+  local fx = {}
+  params = params or {}
+  if method == "scv/session/lagged" then
+    self.transcript:notice(string.format("this window missed %s events; re-syncing", tostring(params.missed)))
+    fx[#fx + 1] = { kind = "transcript" }
+    fx[#fx + 1] = { kind = "resync", missed = params.missed }
+    return fx
+  end
+  if method == "scv/session/gap" then
+    self.transcript:notice(
+      string.format("older events are gone; the transcript resumes at event %s", tostring(params.firstAvailableSeq))
+    )
+    fx[#fx + 1] = { kind = "transcript" }
+    return fx
+  end
+  local h = handlers[method]
+  if h == nil then
+    return fx
+  end
+  local seq = tonumber(params.seq)
+  local draw, live = true, true
+  if seq then
+    draw = seq > self.seen_seq
+    live = seq > self.live_seq
+    if not draw and not live then
+      return fx
+    end
+    if draw then
+      self.seen_seq = seq
+    end
+    if live then
+      self.live_seq = seq
+    end
+  end
+  local before = self:status()
+  h(self, params, fx, live, draw)
+  if draw then
+    fx[#fx + 1] = { kind = "transcript" }
+  end
+  local after = self:status()
+  if before.state ~= after.state or before.queued ~= after.queued or before.paused ~= after.paused then
+    fx[#fx + 1] = { kind = "run" }
+  end
+  return fx
+end
+
+--- The summary a statusline shows.
+---@return table { state = "idle"|"running"|"approval"|"closed", queued = integer, paused = boolean }
+function State:status()
+  local state = self.run
+  if self.closed then
+    state = "closed"
+  elseif #self.approvals > 0 then
+    state = "approval"
+  end
+  return { state = state, queued = #self.queue, paused = self.paused }
+end
+
+--- The pending approval with this id, if any.
+function State:approval(approval_id)
+  local i = index_of(self.approvals, "approvalId", approval_id)
+  return i and self.approvals[i] or nil
+end
+
+--- The queue entry with this id, if any.
+function State:entry(queue_id)
+  local i = index_of(self.queue, "queueId", queue_id)
+  return i and self.queue[i] or nil
+end
+
+M.format_status = function(st)
+  if st == nil then
+    return ""
+  end
+  local s = st.state
+  if st.paused then
+    s = s .. " (paused)"
+  end
+  if st.queued > 0 then
+    s = string.format("%s · %d queued", s, st.queued)
+  end
+  return s
+end
+
+return M

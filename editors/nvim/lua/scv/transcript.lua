@@ -1,0 +1,308 @@
+-- The transcript of one session as a list of blocks that render to lines.
+--
+-- The model remembers which lines changed since the view last took them, so
+-- a stream of deltas costs one small buffer edit per flush rather than one per
+-- delta, and an update to a tool block in the middle rewrites only from that
+-- block down. Pure: no editor calls.
+local M = {}
+
+local Transcript = {}
+Transcript.__index = Transcript
+
+-- Lines of a tool body start with this marker; the transcript buffer folds on
+-- it (see transcript_view.FOLDEXPR).
+M.TOOL_HEADER = "▸ "
+M.TOOL_BODY = "│ "
+
+local function split_lines(text)
+  return vim.split(text, "\n", { plain = true })
+end
+
+function M.new()
+  return setmetatable({
+    blocks = {},
+    -- index of the first block whose lines changed since take_edit, or nil
+    dirty_block = nil,
+    -- 1-based line within dirty_block from which lines changed
+    dirty_line = nil,
+    -- set when everything must be redrawn (after reset)
+    full = true,
+    -- tool blocks by callId, assistant blocks by turnId (the open one)
+    tools = {},
+    open_text = {},
+  }, Transcript)
+end
+
+function Transcript:_mark(index, line)
+  line = line or 1
+  if self.dirty_block == nil or index < self.dirty_block then
+    self.dirty_block, self.dirty_line = index, line
+  elseif index == self.dirty_block and line < self.dirty_line then
+    self.dirty_line = line
+  end
+end
+
+function Transcript:_push(block)
+  table.insert(self.blocks, block)
+  block.index = #self.blocks
+  self:_mark(block.index, 1)
+  return block
+end
+
+-- Re-render a block whose content changed as a whole.
+function Transcript:_replace(block, lines)
+  block.lines = lines
+  self:_mark(block.index, 1)
+end
+
+--- Forget every block (the session was cleared or re-synced from scratch).
+function Transcript:reset()
+  self.blocks = {}
+  self.tools = {}
+  self.open_text = {}
+  self.dirty_block, self.dirty_line = nil, nil
+  self.full = true
+end
+
+--- Number of lines the whole transcript renders to.
+function Transcript:line_count()
+  local n = 0
+  for _, b in ipairs(self.blocks) do
+    n = n + #b.lines
+  end
+  return n
+end
+
+--- All lines, for a full render.
+function Transcript:all_lines()
+  local out = {}
+  for _, b in ipairs(self.blocks) do
+    for _, l in ipairs(b.lines) do
+      out[#out + 1] = l
+    end
+  end
+  return out
+end
+
+--- The edit that brings a buffer that mirrored the previous take_edit up to
+--- date: replace lines [first, end) with `lines` (first is 0-based).
+--- Returns nil when nothing changed.
+---@return table|nil { first = integer, lines = string[], full = boolean }
+function Transcript:take_edit()
+  if self.full then
+    self.full = false
+    self.dirty_block, self.dirty_line = nil, nil
+    return { first = 0, lines = self:all_lines(), full = true }
+  end
+  local d = self.dirty_block
+  if d == nil then
+    return nil
+  end
+  local first = 0
+  for i = 1, d - 1 do
+    first = first + #self.blocks[i].lines
+  end
+  local lines = {}
+  local start_line = self.dirty_line
+  for i = d, #self.blocks do
+    local bl = self.blocks[i].lines
+    for j = (i == d) and start_line or 1, #bl do
+      lines[#lines + 1] = bl[j]
+    end
+  end
+  first = first + start_line - 1
+  self.dirty_block, self.dirty_line = nil, nil
+  return { first = first, lines = lines, full = false }
+end
+
+-- ── blocks ────────────────────────────────────────────────────────────────
+
+--- A heading for the session (first block).
+function Transcript:header(session_id, cwd, model)
+  local lines = { "# scv session " .. tostring(session_id) }
+  local meta = {}
+  if cwd then
+    meta[#meta + 1] = "cwd " .. cwd
+  end
+  if model and model ~= "" then
+    meta[#meta + 1] = "model " .. model
+  end
+  if #meta > 0 then
+    lines[#lines + 1] = "_" .. table.concat(meta, " · ") .. "_"
+  end
+  lines[#lines + 1] = ""
+  self:_push({ kind = "header", lines = lines })
+end
+
+local function prompt_lines(prompt)
+  local lines = { "## You" }
+  if prompt then
+    vim.list_extend(lines, split_lines(prompt))
+  else
+    lines[#lines + 1] = "_(prompt sent from another client)_"
+  end
+  lines[#lines + 1] = ""
+  return lines
+end
+
+--- A new turn; prompt may be nil when this client did not send it.
+function Transcript:turn(turn_id, prompt)
+  local block = self:_push({ kind = "turn", turn_id = turn_id, prompt = prompt, lines = prompt_lines(prompt) })
+  self.turns = self.turns or {}
+  self.turns[turn_id] = block
+end
+
+--- The prompt of a turn became known after its block was drawn.
+function Transcript:set_prompt(turn_id, prompt)
+  local block = self.turns and self.turns[turn_id]
+  if block and block.prompt ~= prompt then
+    block.prompt = prompt
+    self:_replace(block, prompt_lines(prompt))
+  end
+end
+
+-- Ends a text block with the blank line that separates it from what follows.
+function Transcript:_close_text(block)
+  block.closed = true
+  if block.lines[#block.lines] ~= "" then
+    self:_mark(block.index, #block.lines + 1)
+    block.lines[#block.lines + 1] = ""
+  end
+end
+
+function Transcript:_text_block(turn_id)
+  local block = self.open_text[turn_id]
+  if block and block.index == #self.blocks then
+    return block
+  end
+  if block then
+    -- something else was drawn after it: the stream goes on in a new block
+    self:_close_text(block)
+  end
+  block = self:_push({ kind = "assistant", turn_id = turn_id, chunks = {}, lines = { "" } })
+  self.open_text[turn_id] = block
+  return block
+end
+
+--- Streamed assistant text.
+function Transcript:delta(turn_id, content)
+  if content == nil or content == "" then
+    return
+  end
+  local block = self:_text_block(turn_id)
+  block.chunks[#block.chunks + 1] = content
+  local lines = block.lines
+  local last = #lines
+  self:_mark(block.index, last)
+  local parts = split_lines(content)
+  lines[last] = lines[last] .. parts[1]
+  for i = 2, #parts do
+    lines[#lines + 1] = parts[i]
+  end
+end
+
+--- The full text of one assistant message: closes the open text block, and
+--- repairs it when deltas were missed (e.g. replay that started mid-way).
+function Transcript:completed(turn_id, content)
+  local block = self.open_text[turn_id]
+  content = content or ""
+  if block == nil then
+    if content == "" then
+      return
+    end
+    block = self:_push({ kind = "assistant", turn_id = turn_id, chunks = {}, lines = { "" } })
+  end
+  if table.concat(block.chunks) ~= content then
+    block.chunks = { content }
+    self:_replace(block, split_lines(content))
+  end
+  self:_close_text(block)
+  self.open_text[turn_id] = nil
+end
+
+--- The turn ended: close its text block if a message was left open.
+function Transcript:completed_if_open(turn_id)
+  local block = self.open_text[turn_id]
+  if block then
+    self:_close_text(block)
+    self.open_text[turn_id] = nil
+  end
+end
+
+local function tool_lines(t)
+  local status = t.status
+  if t.risk and t.status == "awaiting approval" then
+    status = string.format("awaiting approval (%s)", t.risk)
+  end
+  local lines = { string.format("%s%s [%s] — %s", M.TOOL_HEADER, t.name or "tool", t.call_id, status) }
+  local body = M.TOOL_BODY
+  local ok, args = pcall(vim.json.decode, t.arguments or "")
+  if ok and type(args) == "table" and args[1] == nil then
+    local keys = vim.tbl_keys(args)
+    table.sort(keys)
+    for _, k in ipairs(keys) do
+      local v = args[k]
+      if type(v) ~= "string" then
+        v = vim.json.encode(v)
+      end
+      local vl = split_lines(v)
+      if #vl == 1 then
+        lines[#lines + 1] = string.format("%s%s: %s", body, k, vl[1])
+      else
+        lines[#lines + 1] = string.format("%s%s:", body, k)
+        for _, l in ipairs(vl) do
+          lines[#lines + 1] = body .. "  " .. l
+        end
+      end
+    end
+  elseif t.arguments and t.arguments ~= "" then
+    for _, l in ipairs(split_lines(t.arguments)) do
+      lines[#lines + 1] = body .. l
+    end
+  end
+  if t.decision then
+    lines[#lines + 1] = body .. "decision: " .. t.decision
+  end
+  if t.output then
+    lines[#lines + 1] = body .. (t.success and "output:" or "output (failed):")
+    local out = t.output
+    if out:sub(-1) == "\n" then
+      out = out:sub(1, -2)
+    end
+    for _, l in ipairs(split_lines(out)) do
+      lines[#lines + 1] = body .. "  " .. l
+    end
+    if t.truncated then
+      lines[#lines + 1] = body .. "(output truncated)"
+    end
+  end
+  lines[#lines + 1] = ""
+  return lines
+end
+
+--- A tool call; later calls with the same callId update the same block.
+---@param call_id string
+---@param fields table name, arguments, status, risk, decision, output, success, truncated
+function Transcript:tool(call_id, fields)
+  local t = self.tools[call_id]
+  if t == nil then
+    t = { call_id = call_id, status = "proposed" }
+    for k, v in pairs(fields) do
+      t[k] = v
+    end
+    t.block = self:_push({ kind = "tool", lines = tool_lines(t) })
+    self.tools[call_id] = t
+    return
+  end
+  for k, v in pairs(fields) do
+    t[k] = v
+  end
+  self:_replace(t.block, tool_lines(t))
+end
+
+--- A one-line note (usage, cancellation, failure, compaction …).
+function Transcript:notice(text)
+  self:_push({ kind = "notice", lines = { "_" .. text .. "_", "" } })
+end
+
+return M
