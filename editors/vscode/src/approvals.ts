@@ -1,0 +1,56 @@
+// When an approval arrives and the chat is not visible, ask with a notification
+// carrying the same three answers as the approval card.
+import * as vscode from "vscode";
+import type { ApprovalRequested, Decision } from "./client/protocol";
+import type { ScvServer } from "./server";
+import type { ChatView } from "./views/chatView";
+import { runAction } from "./commands/run";
+
+const ANSWERS: Array<[string, Decision]> = [
+  ["Approve", "approve"],
+  ["Deny", "deny"],
+  ["Approve for Session", "approve-session"],
+];
+const SHOW_DIFF = "Show in Chat";
+
+export class ApprovalNotifier implements vscode.Disposable {
+  private readonly sub: { dispose(): void };
+
+  constructor(
+    private readonly server: ScvServer,
+    private readonly chat: ChatView,
+  ) {
+    this.sub = server.store.onApproval((a) => {
+      if (!this.chat.visible) void this.ask(a);
+    });
+  }
+
+  private async ask(a: ApprovalRequested): Promise<void> {
+    const firstLine = a.summary.split("\n", 1)[0];
+    const pick = await vscode.window.showWarningMessage(
+      `SCV asks to run ${a.name} (${a.risk}): ${firstLine}`,
+      ...ANSWERS.map(([label]) => label),
+      SHOW_DIFF,
+    );
+    if (pick === SHOW_DIFF) {
+      await this.chat.reveal();
+      return;
+    }
+    const decision = ANSWERS.find(([label]) => label === pick)?.[1];
+    if (!decision) return;
+    // The prompt may have been answered elsewhere while this one was on screen.
+    if (!this.server.store.state?.approvals.some((p) => p.approvalId === a.approvalId)) {
+      void vscode.window.showInformationMessage("SCV: this approval was already answered.");
+      return;
+    }
+    await runAction("Answer approval", async () => {
+      if (!(await this.server.store.resolve(a.approvalId, decision))) {
+        void vscode.window.showInformationMessage("SCV: this approval was already answered in another window.");
+      }
+    });
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+  }
+}

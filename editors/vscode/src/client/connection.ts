@@ -1,0 +1,184 @@
+// Typed calls of the scv protocol over any JSON-RPC peer that looks like a
+// vscode-jsonrpc MessageConnection (the tests use one directly; the extension
+// passes its LanguageClient, which has the same two methods).
+import {
+  ALL_NOTIFICATIONS,
+  APPLICATION_ERROR,
+  Decision,
+  DaemonStatus,
+  ErrorCode,
+  Methods,
+  PromptContext,
+  PROTOCOL_VERSION,
+  QueueEntry,
+  QueueMoveResult,
+  QueueRemoveResult,
+  QueueState,
+  ScvCapabilities,
+  ServerEvent,
+  SessionInfo,
+  SessionStartParams,
+  Snapshot,
+  TurnStartResult,
+} from "./protocol";
+
+export interface Disposable {
+  dispose(): void;
+}
+
+/** The part of a JSON-RPC connection the core needs. */
+export interface RpcPeer {
+  sendRequest<R>(method: string, params?: unknown): Promise<R>;
+  onNotification(method: string, handler: (params: any) => void): Disposable;
+}
+
+/** A JSON-RPC error as vscode-jsonrpc surfaces it (ResponseError). */
+export interface RpcErrorLike {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** The application error code (`data.code`) of a -32000 error, if it is one. */
+export function scvErrorCode(err: unknown): ErrorCode | undefined {
+  if (typeof err !== "object" || err === null) return undefined;
+  const e = err as Partial<RpcErrorLike>;
+  if (e.code !== APPLICATION_ERROR) return undefined;
+  const data = e.data as { code?: unknown } | undefined;
+  return typeof data?.code === "string" ? (data.code as ErrorCode) : undefined;
+}
+
+/** A short, human message for an error from a request. */
+export function describeError(err: unknown): string {
+  if (typeof err === "object" && err !== null && "message" in err) {
+    const code = scvErrorCode(err);
+    const message = String((err as { message: unknown }).message);
+    return code ? `${message} (${code})` : message;
+  }
+  return String(err);
+}
+
+export interface InitializeOptions {
+  processId?: number | null;
+  rootUri?: string | null;
+  clientName?: string;
+}
+
+export interface InitializeOutcome {
+  serverInfo?: { name: string; version?: string };
+  scv?: ScvCapabilities;
+}
+
+/** The `initializationOptions` a client sends so a server of another major version refuses it. */
+export function initializationOptions(): { scv: { protocolVersion: number } } {
+  return { scv: { protocolVersion: PROTOCOL_VERSION } };
+}
+
+/**
+ * Runs the LSP handshake on a raw connection (the LanguageClient does this by itself).
+ * `notify` sends the `initialized` notification.
+ */
+export async function initialize(
+  rpc: RpcPeer,
+  notify: (method: string, params: unknown) => unknown,
+  opts: InitializeOptions = {},
+): Promise<InitializeOutcome> {
+  const result = await rpc.sendRequest<{
+    serverInfo?: { name: string; version?: string };
+    capabilities?: { experimental?: { scv?: ScvCapabilities } };
+  }>("initialize", {
+    processId: opts.processId ?? null,
+    clientInfo: { name: opts.clientName ?? "scv-vscode" },
+    rootUri: opts.rootUri ?? null,
+    capabilities: {},
+    initializationOptions: initializationOptions(),
+  });
+  await notify("initialized", {});
+  return { serverInfo: result?.serverInfo, scv: result?.capabilities?.experimental?.scv };
+}
+
+/** Typed scv requests and a single stream of scv notifications. */
+export class ScvConnection {
+  constructor(private readonly rpc: RpcPeer) {}
+
+  /** Subscribes to every scv notification; the handler sees them in wire order. */
+  onEvent(handler: (event: ServerEvent) => void): Disposable {
+    const subs = ALL_NOTIFICATIONS.map((method) =>
+      this.rpc.onNotification(method, (params: any) => handler({ method, params } as ServerEvent)),
+    );
+    return { dispose: () => subs.forEach((s) => s.dispose()) };
+  }
+
+  private call<R>(method: string, params?: object): Promise<R> {
+    return params === undefined ? this.rpc.sendRequest<R>(method) : this.rpc.sendRequest<R>(method, params);
+  }
+
+  startSession(params: SessionStartParams): Promise<Snapshot> {
+    return this.call(Methods.sessionStart, dropUndefined(params));
+  }
+
+  attach(sessionId: string, afterSeq?: number): Promise<Snapshot> {
+    return this.call(Methods.sessionAttach, dropUndefined({ sessionId, afterSeq }));
+  }
+
+  detach(sessionId: string): Promise<object> {
+    return this.call(Methods.sessionDetach, { sessionId });
+  }
+
+  async listSessions(): Promise<SessionInfo[]> {
+    const result = await this.call<{ sessions?: SessionInfo[] }>(Methods.sessionList);
+    return result?.sessions ?? [];
+  }
+
+  close(sessionId: string): Promise<object> {
+    return this.call(Methods.sessionClose, { sessionId });
+  }
+
+  clear(sessionId: string): Promise<object> {
+    return this.call(Methods.sessionClear, { sessionId });
+  }
+
+  pause(sessionId: string, paused: boolean): Promise<{ paused: boolean }> {
+    return this.call(Methods.sessionPause, { sessionId, paused });
+  }
+
+  startTurn(sessionId: string, prompt: string, context?: PromptContext[]): Promise<TurnStartResult> {
+    return this.call(Methods.turnStart, dropUndefined({ sessionId, prompt, context }));
+  }
+
+  cancelTurn(sessionId: string, turnId: string): Promise<object> {
+    return this.call(Methods.turnCancel, { sessionId, turnId });
+  }
+
+  listQueue(sessionId: string): Promise<QueueState> {
+    return this.call(Methods.queueList, { sessionId });
+  }
+
+  async updateQueue(sessionId: string, queueId: string, revision: number, prompt: string): Promise<QueueEntry> {
+    const result = await this.call<{ entry: QueueEntry }>(Methods.queueUpdate, { sessionId, queueId, revision, prompt });
+    return result.entry;
+  }
+
+  moveQueue(sessionId: string, queueId: string, revision: number, beforeQueueId?: string): Promise<QueueMoveResult> {
+    return this.call(Methods.queueMove, dropUndefined({ sessionId, queueId, revision, beforeQueueId }));
+  }
+
+  removeQueue(sessionId: string, queueId: string, revision: number): Promise<QueueRemoveResult> {
+    return this.call(Methods.queueRemove, { sessionId, queueId, revision });
+  }
+
+  resolveApproval(sessionId: string, approvalId: string, decision: Decision): Promise<object> {
+    return this.call(Methods.approvalResolve, { sessionId, approvalId, decision });
+  }
+
+  daemonStatus(): Promise<DaemonStatus> {
+    return this.call(Methods.daemonStatus);
+  }
+}
+
+/** Optional params travel absent, never as null or undefined. */
+function dropUndefined<T extends object>(obj: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) if (v !== undefined) out[k] = v;
+  return out as T;
+}

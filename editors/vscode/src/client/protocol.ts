@@ -1,0 +1,272 @@
+// Types and names of the scv wire protocol, version 1 (client side).
+// Kept free of any `vscode` import so the core can be tested in plain node.
+
+export const PROTOCOL_VERSION = 1;
+
+export const Methods = {
+  sessionStart: "scv/session/start",
+  sessionAttach: "scv/session/attach",
+  sessionDetach: "scv/session/detach",
+  sessionList: "scv/session/list",
+  sessionClose: "scv/session/close",
+  sessionClear: "scv/session/clear",
+  sessionPause: "scv/session/pause",
+  turnStart: "scv/turn/start",
+  turnCancel: "scv/turn/cancel",
+  queueList: "scv/queue/list",
+  queueUpdate: "scv/queue/update",
+  queueMove: "scv/queue/move",
+  queueRemove: "scv/queue/remove",
+  approvalResolve: "scv/approval/resolve",
+  daemonStatus: "scv/daemon/status",
+} as const;
+
+export const Notifications = {
+  turnStarted: "scv/turn/started",
+  assistantDelta: "scv/assistant/delta",
+  assistantCompleted: "scv/assistant/completed",
+  toolProposed: "scv/tool/proposed",
+  toolStarted: "scv/tool/started",
+  toolCompleted: "scv/tool/completed",
+  approvalRequested: "scv/approval/requested",
+  approvalResolved: "scv/approval/resolved",
+  contextCompacted: "scv/context/compacted",
+  turnCompleted: "scv/turn/completed",
+  turnCancelled: "scv/turn/cancelled",
+  turnFailed: "scv/turn/failed",
+  queueSnapshot: "scv/queue/snapshot",
+  queueEnqueued: "scv/queue/enqueued",
+  queueUpdated: "scv/queue/updated",
+  queueMoved: "scv/queue/moved",
+  queueRemoved: "scv/queue/removed",
+  queueDequeued: "scv/queue/dequeued",
+  sessionPaused: "scv/session/paused",
+  sessionCleared: "scv/session/cleared",
+  sessionClosed: "scv/session/closed",
+  sessionLagged: "scv/session/lagged",
+  sessionGap: "scv/session/gap",
+} as const;
+
+export type NotificationMethod = (typeof Notifications)[keyof typeof Notifications];
+export const ALL_NOTIFICATIONS: readonly NotificationMethod[] = Object.values(Notifications);
+
+/** Application error codes carried in `error.data.code` of a -32000 error. */
+export type ErrorCode =
+  | "session_not_found"
+  | "turn_not_found"
+  | "turn_active"
+  | "queue_not_found"
+  | "queue_conflict"
+  | "queue_limit"
+  | "approval_not_found"
+  | "invalid_prompt"
+  | "invalid_cwd"
+  | "provider_not_configured"
+  | "version_mismatch"
+  | "frame_too_large"
+  | "too_many_requests"
+  | "unsupported";
+
+export const APPLICATION_ERROR = -32000;
+
+export type ApprovalPolicy = "never" | "on-risk" | "always" | "auto";
+export const APPROVAL_POLICIES: readonly ApprovalPolicy[] = ["never", "on-risk", "always", "auto"];
+export type Decision = "approve" | "deny" | "approve-session";
+export type Risk = "read-only" | "write" | "exec" | "network";
+export type DaemonMode = "auto" | "never" | "required";
+
+export interface Limits {
+  maxPromptBytes: number;
+  maxQueueItems: number;
+  maxQueueBytes: number;
+  maxClientFrameBytes: number;
+  maxServerFrameBytes: number;
+  replayEvents: number;
+  maxInflightRequests: number;
+}
+
+/** `capabilities.experimental.scv` of the InitializeResult. */
+export interface ScvCapabilities {
+  protocolVersion: number;
+  methods: string[];
+  notifications: string[];
+  limits: Limits;
+  approvalPolicies: ApprovalPolicy[];
+  daemon: boolean;
+}
+
+export interface QueueEntry {
+  queueId: string;
+  revision: number;
+  prompt: string;
+  submitter: string;
+}
+
+export interface QueueState {
+  entries: QueueEntry[];
+  paused: boolean;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface Position {
+  line: number;
+  character: number;
+}
+
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+export interface PromptContext {
+  uri: string;
+  range?: Range;
+  text?: string;
+}
+
+// ---- notification params ----
+
+export interface EventBase {
+  sessionId: string;
+  seq: number;
+}
+
+export interface TurnStarted extends EventBase { turnId: string; queueId?: string }
+export interface AssistantDelta extends EventBase { turnId: string; content: string }
+export interface AssistantCompleted extends EventBase { turnId: string; content: string }
+export interface ToolProposed extends EventBase { turnId: string; callId: string; name: string; arguments: string }
+export interface ToolStarted extends EventBase { turnId: string; callId: string; name: string }
+export interface ToolCompleted extends EventBase {
+  turnId: string;
+  callId: string;
+  name: string;
+  success: boolean;
+  output: string;
+  truncated: boolean;
+}
+export interface ApprovalRequested extends EventBase {
+  turnId: string;
+  approvalId: string;
+  callId: string;
+  name: string;
+  risk: Risk;
+  cwd: string;
+  summary: string;
+}
+export interface ApprovalResolved extends EventBase { turnId: string; approvalId: string; decision: Decision }
+export interface ContextCompacted extends EventBase {
+  turnId: string;
+  beforeTokens: number;
+  afterTokens: number;
+  removedMessages: number;
+}
+export interface TurnCompleted extends EventBase { turnId: string; steps: number; usage: Usage }
+export interface TurnCancelled extends EventBase { turnId: string }
+export interface TurnFailed extends EventBase { turnId: string; code: string; message: string }
+export interface QueueSnapshot extends EventBase { entries: QueueEntry[]; paused: boolean }
+export interface QueueEnqueued extends EventBase { entry: QueueEntry; position: number }
+export interface QueueUpdated extends EventBase { entry: QueueEntry }
+export interface QueueMoved extends EventBase { queueId: string; position: number; revision: number }
+export interface QueueRemoved extends EventBase { queueId: string; revision: number }
+export interface QueueDequeued extends EventBase { queueId: string; turnId: string }
+export interface SessionPaused extends EventBase { paused: boolean }
+export type SessionCleared = EventBase;
+export type SessionClosed = EventBase;
+/** Lagged has no seq of its own. */
+export interface SessionLagged { sessionId: string; missed: number; seq?: number }
+export interface SessionGap extends EventBase { firstAvailableSeq: number }
+
+/** Maps each notification method to its params, so one handler can be typed per method. */
+export interface NotificationParams {
+  "scv/turn/started": TurnStarted;
+  "scv/assistant/delta": AssistantDelta;
+  "scv/assistant/completed": AssistantCompleted;
+  "scv/tool/proposed": ToolProposed;
+  "scv/tool/started": ToolStarted;
+  "scv/tool/completed": ToolCompleted;
+  "scv/approval/requested": ApprovalRequested;
+  "scv/approval/resolved": ApprovalResolved;
+  "scv/context/compacted": ContextCompacted;
+  "scv/turn/completed": TurnCompleted;
+  "scv/turn/cancelled": TurnCancelled;
+  "scv/turn/failed": TurnFailed;
+  "scv/queue/snapshot": QueueSnapshot;
+  "scv/queue/enqueued": QueueEnqueued;
+  "scv/queue/updated": QueueUpdated;
+  "scv/queue/moved": QueueMoved;
+  "scv/queue/removed": QueueRemoved;
+  "scv/queue/dequeued": QueueDequeued;
+  "scv/session/paused": SessionPaused;
+  "scv/session/cleared": SessionCleared;
+  "scv/session/closed": SessionClosed;
+  "scv/session/lagged": SessionLagged;
+  "scv/session/gap": SessionGap;
+}
+
+/** One server notification as it came off the wire. */
+export type ServerEvent = {
+  [M in NotificationMethod]: { method: M; params: NotificationParams[M] };
+}[NotificationMethod];
+
+// ---- request params and results ----
+
+export interface SessionStartParams {
+  cwd: string;
+  model?: string;
+  provider?: string;
+  baseUrl?: string;
+  approvalPolicy?: ApprovalPolicy;
+  noTools?: boolean;
+}
+
+export interface Snapshot {
+  sessionId: string;
+  cwd: string;
+  model: string;
+  state: "idle" | "running";
+  turnId?: string;
+  queue: QueueState;
+  pendingApprovals: ApprovalRequested[];
+  seq: number;
+  contextMaxTokens: number;
+  limits: Limits;
+}
+
+export interface SessionInfo {
+  sessionId: string;
+  cwd: string;
+  model: string;
+  state: "idle" | "running";
+  queued: number;
+  clients: number;
+  createdAt: string;
+}
+
+export type TurnStartResult =
+  | { status: "started"; turnId: string }
+  | { status: "queued"; entry: QueueEntry; position: number };
+
+export interface QueueMoveResult {
+  queueId: string;
+  revision: number;
+  position: number;
+}
+
+export interface QueueRemoveResult {
+  queueId: string;
+  revision: number;
+}
+
+export interface DaemonStatus {
+  mode: "daemon" | "stdio";
+  pid: number;
+  version: string;
+  uptimeMs: number;
+  socket: string;
+  clients: number;
+  sessions: number;
+}

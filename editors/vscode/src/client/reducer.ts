@@ -1,0 +1,423 @@
+// A pure reducer: (state, action) → new state. No I/O, no clocks, no mutation of
+// its input, so recorded notification sequences replay to the same state.
+import type { ApprovalRequested, QueueEntry, QueueState, ServerEvent, Snapshot } from "./protocol";
+import type {
+  Action,
+  Block,
+  NoticeLevel,
+  SessionState,
+  TextBlock,
+  ToolBlock,
+  ToolStatus,
+  TranscriptEntry,
+  TurnEntry,
+} from "./state";
+
+/** Builds the state of a session first seen through a snapshot. */
+export function initialState(snapshot: Snapshot, afterSeq?: number): SessionState {
+  return reduce(undefined, { type: "snapshot", snapshot, afterSeq });
+}
+
+export function reduce(state: SessionState | undefined, action: Action): SessionState {
+  if (action.type === "snapshot") return applySnapshot(state, action.snapshot, action.afterSeq);
+  if (!state) throw new Error(`reduce: action ${action.type} before any snapshot`);
+  const next = applyAction(state, action);
+  return settle(next);
+}
+
+/** Reduces a whole recorded sequence; handy for tests and replays. */
+export function reduceAll(state: SessionState | undefined, actions: Iterable<Action>): SessionState {
+  let s = state;
+  for (const a of actions) s = reduce(s, a);
+  if (!s) throw new Error("reduceAll: no actions");
+  return s;
+}
+
+function applyAction(state: SessionState, action: Exclude<Action, { type: "snapshot" }>): SessionState {
+  switch (action.type) {
+    case "event":
+      return applyEvent(state, action.event);
+    case "prompt": {
+      const r = action.result;
+      if (r.status === "started") {
+        const has = findTurn(state, r.turnId);
+        if (has) return updateTurn(state, r.turnId, (t) => ({ ...t, prompt: t.prompt ?? action.prompt }));
+        return { ...state, turnPrompts: { ...state.turnPrompts, [r.turnId]: action.prompt } };
+      }
+      return { ...state, queuedPrompts: { ...state.queuedPrompts, [r.entry.queueId]: action.prompt } };
+    }
+    case "queue":
+      return { ...state, queue: cloneQueue(action.queue), queuedPrompts: rememberPrompts(state.queuedPrompts, action.queue.entries) };
+    case "notice":
+      return notice(state, action.level, action.text);
+    case "lost":
+      return {
+        ...notice(state, "error", action.reason),
+        closed: true,
+        status: "idle",
+        turnId: undefined,
+        approvals: [],
+        resync: undefined,
+      };
+  }
+}
+
+function applySnapshot(state: SessionState | undefined, snap: Snapshot, afterSeq?: number): SessionState {
+  const same = state !== undefined && state.sessionId === snap.sessionId;
+  const base: SessionState = same
+    ? state
+    : {
+        sessionId: snap.sessionId,
+        cwd: snap.cwd,
+        model: snap.model,
+        status: "idle",
+        seq: 0,
+        syncSeq: 0,
+        queue: { entries: [], paused: false },
+        approvals: [],
+        transcript: [],
+        closed: false,
+        queuedPrompts: {},
+        turnPrompts: {},
+      };
+  let next: SessionState = {
+    ...base,
+    cwd: snap.cwd,
+    model: snap.model,
+    status: snap.state,
+    turnId: snap.state === "running" ? snap.turnId : undefined,
+    // Without afterSeq nothing is replayed: the snapshot is where the stream resumes.
+    seq: afterSeq ?? snap.seq,
+    syncSeq: snap.seq,
+    queue: cloneQueue(snap.queue),
+    approvals: snap.pendingApprovals.map((a) => ({ ...a })),
+    contextMaxTokens: snap.contextMaxTokens,
+    limits: snap.limits,
+    closed: false,
+    resync: undefined,
+    queuedPrompts: rememberPrompts(base.queuedPrompts, snap.queue.entries),
+  };
+  if (same && afterSeq === undefined && snap.seq > state.seq) {
+    next = notice(next, "warning", `Re-synced without replay: ${snap.seq - state.seq} events were skipped.`);
+  }
+  if (afterSeq === undefined) {
+    // Nothing will be replayed: give the running turn and its pending approvals their
+    // cards now. With a replay they arrive in order with the events.
+    if (snap.state === "running" && snap.turnId) next = ensureTurn(next, snap.turnId);
+    for (const a of next.approvals) next = attachApproval(next, a);
+  }
+  return settle(next);
+}
+
+function applyEvent(state: SessionState, event: ServerEvent): SessionState {
+  const { method, params } = event;
+  if (method === "scv/session/lagged") {
+    if (state.resync) return state;
+    return {
+      ...notice(state, "warning", `Fell behind by ${params.missed} events; re-syncing.`),
+      resync: { reason: "lagged", afterSeq: state.seq },
+    };
+  }
+  if (method === "scv/session/gap") {
+    const lost = params.firstAvailableSeq - 1 - state.seq;
+    const next: SessionState = { ...state, seq: Math.max(state.seq, params.firstAvailableSeq - 1), resync: undefined };
+    return lost > 0 ? notice(next, "warning", `${lost} events could not be replayed; parts of the transcript are missing.`) : next;
+  }
+  if (state.resync) return state; // the replay will bring these again, in order
+  if (params.seq <= state.seq) return state; // already applied
+  if (params.seq > state.seq + 1) return { ...state, resync: { reason: "hole", afterSeq: state.seq } };
+  // Events a snapshot already covers only add to the transcript: the snapshot is the
+  // authority on status, queue and pending approvals as of its seq.
+  const live = params.seq > state.syncSeq;
+  const next = applyEffects({ ...state, seq: params.seq }, event, live);
+  return next;
+}
+
+function applyEffects(state: SessionState, event: ServerEvent, live: boolean): SessionState {
+  switch (event.method) {
+    case "scv/turn/started": {
+      const p = event.params;
+      const prompt = state.turnPrompts[p.turnId] ?? (p.queueId ? state.queuedPrompts[p.queueId] : undefined);
+      let next = ensureTurn(state, p.turnId, prompt);
+      next = { ...next, turnPrompts: without(next.turnPrompts, p.turnId) };
+      if (p.queueId) next = { ...next, queuedPrompts: without(next.queuedPrompts, p.queueId) };
+      return live ? { ...next, status: "running", turnId: p.turnId } : next;
+    }
+    case "scv/assistant/delta": {
+      const p = event.params;
+      return updateTurn(ensureTurn(state, p.turnId), p.turnId, (t) => {
+        const last = t.blocks[t.blocks.length - 1];
+        if (last && last.kind === "text" && !last.done) {
+          return { ...t, blocks: [...t.blocks.slice(0, -1), { ...last, text: last.text + p.content }] };
+        }
+        return { ...t, blocks: [...t.blocks, { kind: "text", text: p.content, done: false }] };
+      });
+    }
+    case "scv/assistant/completed": {
+      const p = event.params;
+      return updateTurn(ensureTurn(state, p.turnId), p.turnId, (t) => {
+        const last = t.blocks[t.blocks.length - 1];
+        const final: TextBlock = { kind: "text", text: p.content, done: true };
+        if (last && last.kind === "text" && !last.done) return { ...t, blocks: [...t.blocks.slice(0, -1), final] };
+        return p.content ? { ...t, blocks: [...t.blocks, final] } : t;
+      });
+    }
+    case "scv/tool/proposed": {
+      const p = event.params;
+      return upsertTool(state, p.turnId, p.callId, p.name, (b) => ({ ...b, arguments: p.arguments }));
+    }
+    case "scv/tool/started": {
+      const p = event.params;
+      return upsertTool(state, p.turnId, p.callId, p.name, (b) => ({ ...b, status: "running" }));
+    }
+    case "scv/tool/completed": {
+      const p = event.params;
+      return upsertTool(state, p.turnId, p.callId, p.name, (b) => ({
+        ...b,
+        status: b.status === "denied" ? "denied" : p.success ? "succeeded" : "failed",
+        output: p.output,
+        truncated: p.truncated,
+      }));
+    }
+    case "scv/approval/requested": {
+      const p = event.params;
+      let next = attachApproval(state, p);
+      if (live && !next.approvals.some((a) => a.approvalId === p.approvalId)) {
+        next = { ...next, approvals: [...next.approvals, { ...p }] };
+      }
+      return next;
+    }
+    case "scv/approval/resolved": {
+      const p = event.params;
+      let next: SessionState = { ...state, approvals: state.approvals.filter((a) => a.approvalId !== p.approvalId) };
+      next = mapTools(next, (b) =>
+        b.approval?.approvalId === p.approvalId
+          ? { ...b, approval: { ...b.approval, decision: p.decision }, status: p.decision === "deny" ? "denied" : "approved" }
+          : b,
+      );
+      return next;
+    }
+    case "scv/context/compacted": {
+      const p = event.params;
+      const text = `Context compacted: ${p.beforeTokens} → ${p.afterTokens} tokens, ${p.removedMessages} messages dropped.`;
+      return updateTurn(ensureTurn(state, p.turnId), p.turnId, (t) => ({ ...t, blocks: [...t.blocks, { kind: "notice", level: "info", text }] }));
+    }
+    case "scv/turn/completed": {
+      const p = event.params;
+      const next = endTurn(state, p.turnId, live, (t) => ({ ...t, status: "completed", usage: p.usage, steps: p.steps }));
+      return { ...next, lastUsage: p.usage };
+    }
+    case "scv/turn/cancelled":
+      return endTurn(state, event.params.turnId, live, (t) => ({ ...t, status: "cancelled" }));
+    case "scv/turn/failed": {
+      const p = event.params;
+      return endTurn(state, p.turnId, live, (t) => ({ ...t, status: "failed", failure: { code: p.code, message: p.message } }));
+    }
+    case "scv/queue/snapshot": {
+      const p = event.params;
+      const next = { ...state, queuedPrompts: rememberPrompts(state.queuedPrompts, p.entries) };
+      return live ? { ...next, queue: { entries: p.entries.map((e) => ({ ...e })), paused: p.paused } } : next;
+    }
+    case "scv/queue/enqueued": {
+      const p = event.params;
+      const next = { ...state, queuedPrompts: { ...state.queuedPrompts, [p.entry.queueId]: p.entry.prompt } };
+      if (!live) return next;
+      const rest = next.queue.entries.filter((e) => e.queueId !== p.entry.queueId);
+      return { ...next, queue: { ...next.queue, entries: insertAt(rest, p.position, { ...p.entry }) } };
+    }
+    case "scv/queue/updated": {
+      const p = event.params;
+      const next = { ...state, queuedPrompts: { ...state.queuedPrompts, [p.entry.queueId]: p.entry.prompt } };
+      if (!live) return next;
+      const entries = next.queue.entries.map((e) => (e.queueId === p.entry.queueId ? { ...p.entry } : e));
+      return { ...next, queue: { ...next.queue, entries } };
+    }
+    case "scv/queue/moved": {
+      const p = event.params;
+      if (!live) return state;
+      const entry = state.queue.entries.find((e) => e.queueId === p.queueId);
+      if (!entry) return state;
+      const rest = state.queue.entries.filter((e) => e.queueId !== p.queueId);
+      return { ...state, queue: { ...state.queue, entries: insertAt(rest, p.position, { ...entry, revision: p.revision }) } };
+    }
+    case "scv/queue/removed": {
+      const p = event.params;
+      const next = { ...state, queuedPrompts: without(state.queuedPrompts, p.queueId) };
+      if (!live) return next;
+      return { ...next, queue: { ...next.queue, entries: next.queue.entries.filter((e) => e.queueId !== p.queueId) } };
+    }
+    case "scv/queue/dequeued": {
+      const p = event.params;
+      const prompt = state.queuedPrompts[p.queueId] ?? state.queue.entries.find((e) => e.queueId === p.queueId)?.prompt;
+      let next: SessionState = prompt === undefined ? state : { ...state, turnPrompts: { ...state.turnPrompts, [p.turnId]: prompt } };
+      next = { ...next, queuedPrompts: without(next.queuedPrompts, p.queueId) };
+      if (!live) return next;
+      return { ...next, queue: { ...next.queue, entries: next.queue.entries.filter((e) => e.queueId !== p.queueId) } };
+    }
+    case "scv/session/paused":
+      return live ? { ...state, queue: { ...state.queue, paused: event.params.paused } } : state;
+    case "scv/session/cleared": {
+      const next: SessionState = { ...state, transcript: [{ kind: "notice", level: "info", text: "Session cleared." }] };
+      return live ? { ...next, queue: { ...next.queue, entries: [] }, approvals: [] } : next;
+    }
+    case "scv/session/closed": {
+      const next = notice(state, "info", "Session closed.");
+      return live ? { ...next, closed: true, status: "idle", turnId: undefined, approvals: [] } : next;
+    }
+    default:
+      return state; // lagged and gap are handled before; anything newer is ignored
+  }
+}
+
+/**
+ * Once the stream has caught up with the last snapshot, a turn still shown as
+ * running that the session no longer runs ended among lost events.
+ */
+function settle(state: SessionState): SessionState {
+  if (state.seq < state.syncSeq || state.resync) return state;
+  const stale = (e: TranscriptEntry) =>
+    e.kind === "turn" && e.status === "running" && (state.status !== "running" || e.turnId !== state.turnId);
+  if (!state.transcript.some(stale)) return state;
+  return {
+    ...state,
+    transcript: state.transcript.map((e) => (stale(e) ? { ...(e as TurnEntry), status: "unknown" } : e)),
+  };
+}
+
+function endTurn(state: SessionState, turnId: string, live: boolean, fn: (t: TurnEntry) => TurnEntry): SessionState {
+  let next = updateTurn(ensureTurn(state, turnId), turnId, (t) => {
+    const ended = fn(t);
+    // Calls that never finished are abandoned with their turn.
+    const open: ToolStatus[] = ["proposed", "awaiting-approval", "approved", "running"];
+    return {
+      ...ended,
+      blocks: ended.blocks.map((b) => (b.kind === "tool" && open.includes(b.status) ? { ...b, status: "abandoned" } : b)),
+    };
+  });
+  // A turn's pending approvals end with it.
+  next = { ...next, approvals: next.approvals.filter((a) => a.turnId !== turnId) };
+  if (live && next.turnId === turnId) next = { ...next, status: "idle", turnId: undefined };
+  return next;
+}
+
+function attachApproval(state: SessionState, a: ApprovalRequested): SessionState {
+  return upsertTool(state, a.turnId, a.callId, a.name, (b) => ({
+    ...b,
+    status: b.approval?.decision ? b.status : "awaiting-approval",
+    approval: { approvalId: a.approvalId, risk: a.risk, cwd: a.cwd, summary: a.summary, decision: b.approval?.decision },
+  }));
+}
+
+function upsertTool(
+  state: SessionState,
+  turnId: string,
+  callId: string,
+  name: string,
+  fn: (b: ToolBlock) => ToolBlock,
+): SessionState {
+  return updateTurn(ensureTurn(state, turnId), turnId, (t) => {
+    const i = t.blocks.findIndex((b) => b.kind === "tool" && b.callId === callId);
+    if (i < 0) {
+      const fresh: ToolBlock = { kind: "tool", callId, name, arguments: "", status: "proposed" };
+      return { ...t, blocks: [...closeText(t.blocks), fn(fresh)] };
+    }
+    const blocks = t.blocks.slice();
+    blocks[i] = fn(blocks[i] as ToolBlock);
+    return { ...t, blocks };
+  });
+}
+
+/** A tool call ends the streamed message before it: later deltas start a new one. */
+function closeText(blocks: Block[]): Block[] {
+  const last = blocks[blocks.length - 1];
+  if (last && last.kind === "text" && !last.done) return [...blocks.slice(0, -1), { ...last, done: true }];
+  return blocks;
+}
+
+function mapTools(state: SessionState, fn: (b: ToolBlock) => ToolBlock): SessionState {
+  let changed = false;
+  const transcript = state.transcript.map((e) => {
+    if (e.kind !== "turn") return e;
+    let touched = false;
+    const blocks = e.blocks.map((b) => {
+      if (b.kind !== "tool") return b;
+      const nb = fn(b);
+      if (nb !== b) touched = true;
+      return nb;
+    });
+    if (!touched) return e;
+    changed = true;
+    return { ...e, blocks };
+  });
+  return changed ? { ...state, transcript } : state;
+}
+
+function findTurn(state: SessionState, turnId: string): TurnEntry | undefined {
+  for (let i = state.transcript.length - 1; i >= 0; i--) {
+    const e = state.transcript[i];
+    if (e.kind === "turn" && e.turnId === turnId) return e;
+  }
+  return undefined;
+}
+
+function ensureTurn(state: SessionState, turnId: string, prompt?: string): SessionState {
+  const have = findTurn(state, turnId);
+  if (have) return prompt && !have.prompt ? updateTurn(state, turnId, (t) => ({ ...t, prompt })) : state;
+  const turn: TurnEntry = {
+    kind: "turn",
+    turnId,
+    prompt: prompt ?? state.turnPrompts[turnId],
+    status: "running",
+    blocks: [],
+  };
+  return { ...state, transcript: [...state.transcript, turn] };
+}
+
+function updateTurn(state: SessionState, turnId: string, fn: (t: TurnEntry) => TurnEntry): SessionState {
+  const i = state.transcript.findIndex((e) => e.kind === "turn" && e.turnId === turnId);
+  if (i < 0) return state;
+  const transcript = state.transcript.slice();
+  transcript[i] = fn(transcript[i] as TurnEntry);
+  return { ...state, transcript };
+}
+
+function notice(state: SessionState, level: NoticeLevel, text: string): SessionState {
+  return { ...state, transcript: [...state.transcript, { kind: "notice", level, text }] };
+}
+
+function insertAt(entries: QueueEntry[], position: number, entry: QueueEntry): QueueEntry[] {
+  const at = Math.max(0, Math.min(position, entries.length));
+  return [...entries.slice(0, at), entry, ...entries.slice(at)];
+}
+
+function cloneQueue(q: QueueState): QueueState {
+  return { entries: (q.entries ?? []).map((e) => ({ ...e })), paused: q.paused };
+}
+
+function rememberPrompts(known: Record<string, string>, entries: QueueEntry[]): Record<string, string> {
+  if (!entries.length) return known;
+  const out = { ...known };
+  for (const e of entries) out[e.queueId] = e.prompt;
+  return out;
+}
+
+function without(map: Record<string, string>, key: string): Record<string, string> {
+  if (!(key in map)) return map;
+  const out = { ...map };
+  delete out[key];
+  return out;
+}
+
+/** What the status bar shows: the most pressing thing first. */
+export function summarize(state: SessionState | undefined): {
+  kind: "none" | "closed" | "approval" | "running" | "idle";
+  queued: number;
+  paused: boolean;
+} {
+  if (!state) return { kind: "none", queued: 0, paused: false };
+  const queued = state.queue.entries.length;
+  const paused = state.queue.paused;
+  if (state.closed) return { kind: "closed", queued, paused };
+  if (state.approvals.length) return { kind: "approval", queued, paused };
+  return { kind: state.status === "running" ? "running" : "idle", queued, paused };
+}

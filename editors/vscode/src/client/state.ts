@@ -1,0 +1,122 @@
+// The session state the views render, built only by the reducer.
+import type {
+  ApprovalRequested,
+  Decision,
+  Limits,
+  QueueState,
+  Risk,
+  ServerEvent,
+  Snapshot,
+  TurnStartResult,
+  Usage,
+} from "./protocol";
+
+export interface TextBlock {
+  kind: "text";
+  text: string;
+  /** True once `assistant/completed` gave the final text of this message. */
+  done: boolean;
+}
+
+export type ToolStatus =
+  | "proposed"
+  | "awaiting-approval"
+  | "approved"
+  | "denied"
+  | "running"
+  | "succeeded"
+  | "failed"
+  | "abandoned";
+
+export interface ApprovalView {
+  approvalId: string;
+  risk: Risk;
+  cwd: string;
+  summary: string;
+  decision?: Decision;
+}
+
+export interface ToolBlock {
+  kind: "tool";
+  callId: string;
+  name: string;
+  /** JSON text as the model produced it. */
+  arguments: string;
+  status: ToolStatus;
+  output?: string;
+  truncated?: boolean;
+  approval?: ApprovalView;
+}
+
+export type NoticeLevel = "info" | "warning" | "error";
+
+export interface NoticeBlock {
+  kind: "notice";
+  level: NoticeLevel;
+  text: string;
+}
+
+export type Block = TextBlock | ToolBlock | NoticeBlock;
+
+/** `unknown`: the turn's end was among events this client lost. */
+export type TurnStatus = "running" | "completed" | "cancelled" | "failed" | "unknown";
+
+export interface TurnEntry {
+  kind: "turn";
+  turnId: string;
+  prompt?: string;
+  status: TurnStatus;
+  blocks: Block[];
+  usage?: Usage;
+  steps?: number;
+  failure?: { code: string; message: string };
+}
+
+export interface SessionNotice {
+  kind: "notice";
+  level: NoticeLevel;
+  text: string;
+}
+
+export type TranscriptEntry = TurnEntry | SessionNotice;
+
+export interface ResyncRequest {
+  reason: "lagged" | "hole";
+  /** Re-attach with this `afterSeq` to receive what was missed. */
+  afterSeq: number;
+}
+
+export interface SessionState {
+  sessionId: string;
+  cwd: string;
+  model: string;
+  status: "idle" | "running";
+  turnId?: string;
+  /** The last event applied (or covered by a snapshot). */
+  seq: number;
+  /** The seq of the last snapshot: replayed events at or below it only add to the transcript. */
+  syncSeq: number;
+  queue: QueueState;
+  /** Approvals still waiting for a decision, oldest first. */
+  approvals: ApprovalRequested[];
+  transcript: TranscriptEntry[];
+  lastUsage?: Usage;
+  contextMaxTokens?: number;
+  limits?: Limits;
+  closed: boolean;
+  /** Set when events were lost; the owner re-attaches and clears it with a snapshot. */
+  resync?: ResyncRequest;
+  /** Prompt text of queue entries seen, so a dequeued turn can show its prompt. */
+  queuedPrompts: Record<string, string>;
+  /** Prompt text of turns whose `turn/started` has not been seen yet. */
+  turnPrompts: Record<string, string>;
+}
+
+/** Everything that changes a session state. */
+export type Action =
+  | { type: "event"; event: ServerEvent }
+  | { type: "snapshot"; snapshot: Snapshot; afterSeq?: number }
+  | { type: "prompt"; prompt: string; result: TurnStartResult }
+  | { type: "queue"; queue: QueueState }
+  | { type: "notice"; level: NoticeLevel; text: string }
+  | { type: "lost"; reason: string };

@@ -1,0 +1,40 @@
+// Registers every command; the list is the single source the package.json test checks.
+import * as vscode from "vscode";
+import { attachSession } from "./attachSession";
+import { cancelTurn } from "./cancelTurn";
+import { clearSession } from "./clearSession";
+import { newSession } from "./newSession";
+import { pauseQueue } from "./pauseQueue";
+import { editQueued, moveQueuedDown, moveQueuedUp, refreshQueue, removeQueued } from "./queue";
+import { restartServer } from "./restartServer";
+import { resumeQueue } from "./resumeQueue";
+import { Deps, runAction, ScvCommand } from "./run";
+import { sendPrompt } from "./sendPrompt";
+import { sendSelection } from "./sendSelection";
+import { showChat } from "./showChat";
+import { showOutput } from "./showOutput";
+
+export const COMMANDS: readonly ScvCommand[] = [
+  newSession,
+  sendPrompt,
+  sendSelection,
+  cancelTurn,
+  pauseQueue,
+  resumeQueue,
+  clearSession,
+  attachSession,
+  showOutput,
+  showChat,
+  restartServer,
+  editQueued,
+  moveQueuedUp,
+  moveQueuedDown,
+  removeQueued,
+  refreshQueue,
+];
+
+export function registerCommands(deps: Deps): vscode.Disposable[] {
+  return COMMANDS.map((c) =>
+    vscode.commands.registerCommand(c.id, (...args: unknown[]) => runAction(c.id.replace(/^scv\./, ""), () => c.run(deps, ...args))),
+  );
+}

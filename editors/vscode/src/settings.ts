@@ -1,0 +1,29 @@
+// The `scv.*` settings, read in one place.
+import * as vscode from "vscode";
+import { APPROVAL_POLICIES, ApprovalPolicy, DaemonMode } from "./client/protocol";
+
+export interface Settings {
+  path: string;
+  daemon: DaemonMode;
+  approvalPolicy: ApprovalPolicy;
+  model: string;
+}
+
+const DAEMON_MODES: readonly DaemonMode[] = ["auto", "never", "required"];
+
+export function readSettings(): Settings {
+  const c = vscode.workspace.getConfiguration("scv");
+  const daemon = c.get<string>("daemon", "auto");
+  const policy = c.get<string>("approvalPolicy", "on-risk");
+  return {
+    path: c.get<string>("path", "scv").trim() || "scv",
+    daemon: (DAEMON_MODES as readonly string[]).includes(daemon) ? (daemon as DaemonMode) : "auto",
+    approvalPolicy: (APPROVAL_POLICIES as readonly string[]).includes(policy) ? (policy as ApprovalPolicy) : "on-risk",
+    model: c.get<string>("model", "").trim(),
+  };
+}
+
+/** Settings whose change needs a new server process. */
+export function affectsServer(e: vscode.ConfigurationChangeEvent): boolean {
+  return e.affectsConfiguration("scv.path") || e.affectsConfiguration("scv.daemon");
+}

@@ -1,0 +1,61 @@
+// The status bar item (idle / running / waiting for approval / N queued) and the
+// context keys menus depend on.
+import * as vscode from "vscode";
+import { summarize } from "./client/reducer";
+import type { SessionState } from "./client/state";
+import type { ScvServer } from "./server";
+
+/** What the status bar says for a state. */
+export function statusText(state: SessionState | undefined): { text: string; tooltip: string } {
+  const s = summarize(state);
+  const queued = s.queued ? ` · ${s.queued} queued${s.paused ? " (paused)" : ""}` : s.paused ? " · paused" : "";
+  switch (s.kind) {
+    case "none":
+      return { text: "$(comment-discussion) SCV", tooltip: "SCV: no session — click to open the chat" };
+    case "closed":
+      return { text: "$(circle-slash) SCV: closed", tooltip: "The SCV session has ended" };
+    case "approval":
+      return { text: `$(bell-dot) SCV: waiting for approval${queued}`, tooltip: "SCV is waiting for your approval — click to open the chat" };
+    case "running":
+      return { text: `$(sync~spin) SCV: running${queued}`, tooltip: "SCV is working — click to open the chat" };
+    case "idle":
+      return { text: `$(check) SCV: idle${queued}`, tooltip: "SCV is idle — click to open the chat" };
+  }
+}
+
+export class StatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
+  private readonly sub: { dispose(): void };
+
+  constructor(server: ScvServer) {
+    this.item.name = "SCV";
+    this.item.command = "scv.showChat";
+    this.update(server.store.state);
+    this.item.show();
+    this.sub = server.store.onDidChange((s) => this.update(s));
+  }
+
+  private update(state: SessionState | undefined): void {
+    const { text, tooltip } = statusText(state);
+    this.item.text = text;
+    this.item.tooltip = tooltip;
+    this.item.backgroundColor = summarize(state).kind === "approval" ? new vscode.ThemeColor("statusBarItem.warningBackground") : undefined;
+    this.setContext("scv.running", state?.status === "running");
+    this.setContext("scv.paused", state?.queue.paused ?? false);
+    this.setContext("scv.hasSession", state !== undefined && !state.closed);
+  }
+
+  private readonly contextKeys = new Map<string, boolean>();
+
+  /** Sets a context key only when it changes: the state changes with every delta. */
+  private setContext(key: string, value: boolean): void {
+    if (this.contextKeys.get(key) === value) return;
+    this.contextKeys.set(key, value);
+    void vscode.commands.executeCommand("setContext", key, value);
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+    this.item.dispose();
+  }
+}
