@@ -1,0 +1,59 @@
+// Command scv is a coding agent that editors drive over JSON-RPC.
+package main
+
+import (
+	"fmt"
+	"os"
+	"sort"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+type command struct {
+	run     func(args []string) int
+	summary string
+}
+
+var commands = map[string]command{
+	"lsp":     {runLSP, "serve the protocol on stdin/stdout (what editors start)"},
+	"exec":    {runExec, "run one prompt headless: the answer on stdout, tools on stderr"},
+	"demo":    {runDemo, "an offline demo on an embedded script (no API key needed)"},
+	"init":    {runInit, "write a commented config.toml into $SCV_HOME"},
+	"version": {runVersion, "print the version"},
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+		os.Exit(2)
+	}
+	cmd, ok := commands[os.Args[1]]
+	if !ok {
+		if os.Args[1] == "help" || os.Args[1] == "-h" || os.Args[1] == "--help" {
+			usage()
+			os.Exit(0)
+		}
+		fmt.Fprintf(os.Stderr, "scv: unknown command %q\n\n", os.Args[1])
+		usage()
+		os.Exit(2)
+	}
+	os.Exit(cmd.run(os.Args[2:]))
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: scv <command> [flags]\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	for name := range commands {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(os.Stderr, "  %-8s %s\n", name, commands[name].summary)
+	}
+}
+
+func runVersion([]string) int {
+	fmt.Println("scv", version)
+	return 0
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"scv/lsp"
+	"scv/runtime/config"
+)
+
+// sessionFlags are the configuration flags shared by lsp, exec and demo;
+// they override every config file.
+type sessionFlags struct {
+	model, provider, baseURL, approval string
+	noTools                            bool
+}
+
+func (f *sessionFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.model, "model", "", "model name (provider.model)")
+	fs.StringVar(&f.provider, "provider", "", "provider kind: openai or replay (provider.kind)")
+	fs.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint (provider.base_url)")
+	fs.StringVar(&f.approval, "approval", "", "approval policy: never, on-risk, always or auto")
+	fs.BoolVar(&f.noTools, "no-tools", false, "offer the model no tools")
+}
+
+func (f *sessionFlags) overrides() config.Overrides {
+	o := config.Overrides{Provider: f.provider, Model: f.model, BaseURL: f.baseURL, ApprovalPolicy: f.approval}
+	if f.noTools {
+		t := true
+		o.NoTools = &t
+	}
+	return o
+}
+
+// serverOptions loads the user's config for the wire limits and returns
+// the server options every mode shares.
+func serverOptions(mode string, flags config.Overrides) (lsp.Options, error) {
+	home, err := config.Home()
+	if err != nil {
+		return lsp.Options{}, err
+	}
+	cfg, _, err := config.Load(config.LoadOptions{Home: home, Flags: flags})
+	if err != nil {
+		return lsp.Options{}, err
+	}
+	return lsp.Options{Mode: mode, Version: version, Home: home, Flags: flags, Protocol: cfg.Protocol}, nil
+}
+
+// stdio joins stdin and stdout into the connection editors speak on.
+type stdio struct {
+	io.Reader
+	io.Writer
+}
+
+func (stdio) Close() error { return os.Stdin.Close() }
+
+func runLSP(args []string) int {
+	fs := flag.NewFlagSet("scv lsp", flag.ContinueOnError)
+	var f sessionFlags
+	f.register(fs)
+	if fs.Parse(args) != nil {
+		return 2
+	}
+	opts, err := serverOptions(lsp.ModeStdio, f.overrides())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
+		return 1
+	}
+	err = lsp.NewServer(opts).ServeConn(context.Background(), stdio{os.Stdin, os.Stdout})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func runInit([]string) int {
+	home, err := config.Home()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "scv init: %v\n", err)
+		return 1
+	}
+	path, err := config.Init(home)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "scv init: %v\n", err)
+		return 1
+	}
+	fmt.Printf("wrote %s\n", path)
+	return 0
+}

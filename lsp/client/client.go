@@ -1,0 +1,211 @@
+// Package client is a small JSON-RPC client for the scv protocol over LSP
+// framing: what `scv exec`, `scv status`/`attach` and the tests use to
+// talk to a server on a pipe or a socket.
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"scv/lsp/wire"
+)
+
+// MaxFrameBytes bounds a frame the client accepts from the server.
+const MaxFrameBytes = 64 << 20
+
+// Error is an error response from the server.
+type Error struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s (%d)", e.Message, e.Code) }
+
+// DataCode returns data.code of an application error, or "".
+func (e *Error) DataCode() string {
+	var d struct {
+		Code string `json:"code"`
+	}
+	_ = json.Unmarshal(e.Data, &d)
+	return d.Code
+}
+
+// Notification is a message from the server without an id.
+type Notification struct {
+	Method string
+	Params json.RawMessage
+}
+
+// Client is one connection. Notifications are passed, in order, to the
+// handler given to New, on the client's read goroutine.
+type Client struct {
+	rwc      io.ReadWriteCloser
+	onNotify func(Notification)
+
+	writeMu sync.Mutex
+	mu      sync.Mutex
+	nextID  int64
+	pending map[int64]chan response
+	err     error
+	done    chan struct{}
+}
+
+type response struct {
+	result json.RawMessage
+	err    error
+}
+
+// New starts reading from rwc. onNotify may be nil.
+func New(rwc io.ReadWriteCloser, onNotify func(Notification)) *Client {
+	c := &Client{rwc: rwc, onNotify: onNotify, pending: map[int64]chan response{}, done: make(chan struct{})}
+	go c.readLoop()
+	return c
+}
+
+// Done is closed when the connection has ended; Err then says why.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Err returns why the connection ended (io.EOF for a clean close).
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Close closes the connection and waits for the read goroutine.
+func (c *Client) Close() error {
+	err := c.rwc.Close()
+	<-c.done
+	return err
+}
+
+func (c *Client) readLoop() {
+	defer close(c.done)
+	r := wire.NewReader(c.rwc, MaxFrameBytes)
+	var err error
+	for {
+		var body []byte
+		body, err = r.ReadFrame()
+		if err != nil {
+			break
+		}
+		c.dispatch(body)
+	}
+	c.mu.Lock()
+	c.err = err
+	pending := c.pending
+	c.pending = map[int64]chan response{}
+	c.mu.Unlock()
+	for _, ch := range pending {
+		ch <- response{err: fmt.Errorf("connection closed: %w", err)}
+	}
+}
+
+func (c *Client) dispatch(body []byte) {
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+		Result json.RawMessage `json:"result"`
+		Error  *Error          `json:"error"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return
+	}
+	if msg.Method != "" {
+		if len(msg.ID) == 0 && c.onNotify != nil {
+			c.onNotify(Notification{Method: msg.Method, Params: msg.Params})
+		}
+		return
+	}
+	id, err := strconv.ParseInt(string(msg.ID), 10, 64)
+	if err != nil {
+		return // an error for a frame with no id (frame_too_large): no caller waits for it
+	}
+	c.mu.Lock()
+	ch := c.pending[id]
+	delete(c.pending, id)
+	c.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	if msg.Error != nil {
+		ch <- response{err: msg.Error}
+		return
+	}
+	ch <- response{result: msg.Result}
+}
+
+// Call sends a request and decodes its result into result (which may be
+// nil). A cancelled ctx sends $/cancelRequest and returns ctx.Err().
+func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("encode %s params: %w", method, err)
+	}
+	ch := make(chan response, 1)
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return fmt.Errorf("connection closed: %w", c.err)
+	}
+	c.nextID++
+	id := c.nextID
+	c.pending[id] = ch
+	c.mu.Unlock()
+	if err := c.write(jsonrpc2.AppendCall(nil, jsonrpc2.NewNumberID(id), method, jsonrpc2.RawMessage(raw))); err != nil {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+		return err
+	}
+	select {
+	case resp := <-ch:
+		if resp.err != nil {
+			return resp.err
+		}
+		if result != nil && len(resp.result) > 0 {
+			return json.Unmarshal(resp.result, result)
+		}
+		return nil
+	case <-ctx.Done():
+		_ = c.Notify("$/cancelRequest", map[string]int64{"id": id})
+		return ctx.Err()
+	}
+}
+
+// Notify sends a notification.
+func (c *Client) Notify(method string, params any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("encode %s params: %w", method, err)
+	}
+	return c.write(jsonrpc2.AppendNotification(nil, method, jsonrpc2.RawMessage(raw)))
+}
+
+// WriteRaw sends body as one frame, as is: tests use it for bad input.
+func (c *Client) WriteRaw(body []byte) error { return c.write(body) }
+
+func (c *Client) write(body []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	if _, err := c.rwc.Write(wire.AppendFrame(nil, body)); err != nil {
+		return fmt.Errorf("write to server: %w", err)
+	}
+	return nil
+}
+
+// AsError returns err as a server *Error, if it is one.
+func AsError(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}

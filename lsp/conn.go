@@ -1,0 +1,299 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"scv/lsp/wire"
+	"scv/runtime/session"
+)
+
+// conn is one client connection: a read loop that dispatches in wire
+// order, a writer goroutine draining a byte-bounded queue, and the
+// session subscriptions of this client.
+type conn struct {
+	srv    *Server
+	rwc    io.ReadWriteCloser
+	out    *wire.Outbound
+	ctx    context.Context
+	cancel context.CancelFunc
+	async  sync.WaitGroup // handlers released from the read loop
+
+	mu          sync.Mutex
+	initialized bool
+	shutdown    bool
+	exited      bool
+	inflight    map[string]context.CancelFunc
+	lag         map[string]uint64 // sessionId → events lost since the last delivery
+}
+
+func newConn(parent context.Context, srv *Server, rwc io.ReadWriteCloser) *conn {
+	ctx, cancel := context.WithCancel(parent)
+	return &conn{
+		srv:      srv,
+		rwc:      rwc,
+		out:      wire.NewOutbound(srv.opts.Protocol.OutboundQueueBytes),
+		ctx:      ctx,
+		cancel:   cancel,
+		inflight: map[string]context.CancelFunc{},
+		lag:      map[string]uint64{},
+	}
+}
+
+// serve runs the connection to its end.
+func (c *conn) serve() error {
+	writerDone := make(chan error, 1)
+	go func() {
+		err := c.out.Run(c.rwc)
+		if err != nil {
+			c.cancel() // the client is gone: stop reading too
+		}
+		writerDone <- err
+	}()
+	// A blocked read only ends when the stream closes, so ctx (daemon
+	// shutdown, writer failure) closes it.
+	stopWatch := context.AfterFunc(c.ctx, func() { _ = c.rwc.Close() })
+	readErr := c.readLoop()
+	stopWatch()
+	c.cancel()
+	c.async.Wait()
+	c.srv.sessions.DetachAll(c)
+	c.out.Close()
+	select {
+	case <-writerDone:
+	case <-time.After(writerGrace):
+		_ = c.rwc.Close()
+		<-writerDone
+	}
+	c.mu.Lock()
+	exitedEarly := c.exited && !c.shutdown
+	c.mu.Unlock()
+	switch {
+	case readErr != nil:
+		return readErr
+	case exitedEarly:
+		return ErrExitWithoutShutdown
+	}
+	return nil
+}
+
+func (c *conn) readLoop() error {
+	r := wire.NewReader(c.rwc, c.srv.opts.Protocol.MaxClientFrameBytes)
+	for {
+		body, err := r.ReadFrame()
+		var tooLarge *wire.TooLargeError
+		switch {
+		case errors.As(err, &tooLarge):
+			c.reply(jsonrpc2.ID{}, nil, withData(codeInvalidRequest, dataFrameTooLarge,
+				fmt.Sprintf("%v (limits.maxClientFrameBytes)", tooLarge)))
+			continue
+		case errors.Is(err, io.EOF), c.ctx.Err() != nil:
+			return nil
+		case err != nil:
+			return fmt.Errorf("read from client: %w", err)
+		}
+		if c.handleFrame(body) {
+			return nil
+		}
+	}
+}
+
+// handleFrame dispatches one message and reports whether the connection
+// should end (after `exit`).
+func (c *conn) handleFrame(body []byte) bool {
+	msg, id, werr := decode(body)
+	if werr != nil {
+		c.reply(id, nil, werr)
+		return false
+	}
+	if msg == nil {
+		return false // a response: we never send requests
+	}
+	if !msg.isCall {
+		return c.handleNotification(msg)
+	}
+	c.mu.Lock()
+	initialized, shutdown := c.initialized, c.shutdown
+	c.mu.Unlock()
+	m, known := methodTable[msg.method]
+	switch {
+	case !initialized && msg.method != methodInitialize:
+		c.reply(msg.id, nil, jsonrpc2.NewError(codeNotInitialized, "the server is not initialized: send initialize first"))
+	case shutdown:
+		c.reply(msg.id, nil, jsonrpc2.NewError(codeInvalidRequest, "the server is shutting down: only exit is accepted"))
+	case !known || m.handle == nil:
+		c.reply(msg.id, nil, jsonrpc2.Errorf(codeMethodNotFound, "method not found: %s", msg.method))
+	case m.async:
+		c.dispatchAsync(m, msg)
+	default:
+		c.call(context.Background(), m, msg)
+	}
+	return false
+}
+
+func (c *conn) handleNotification(msg *incoming) bool {
+	switch msg.method {
+	case methodExit:
+		c.mu.Lock()
+		c.exited = true
+		c.mu.Unlock()
+		return true
+	case methodCancelRequest:
+		var p struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(msg.params, &p) == nil {
+			if _, key, ok := parseID(p.ID); ok {
+				c.mu.Lock()
+				cancel := c.inflight[key]
+				c.mu.Unlock()
+				if cancel != nil {
+					cancel()
+				}
+			}
+		}
+	}
+	// initialized, $/setTrace, textDocument/* and anything unknown: ignored.
+	return false
+}
+
+// dispatchAsync runs a long handler off the read loop, bounded by the
+// in-flight limit and cancellable with $/cancelRequest.
+func (c *conn) dispatchAsync(m method, msg *incoming) {
+	c.mu.Lock()
+	if len(c.inflight) >= c.srv.opts.Protocol.MaxInflightRequests {
+		c.mu.Unlock()
+		c.reply(msg.id, nil, appError(dataTooManyRequests,
+			fmt.Sprintf("more than %d requests in flight (limits.maxInflightRequests)", c.srv.opts.Protocol.MaxInflightRequests)))
+		return
+	}
+	ctx, cancel := context.WithCancel(c.ctx)
+	c.inflight[msg.idText] = cancel
+	c.mu.Unlock()
+	c.async.Add(1)
+	go func() {
+		defer c.async.Done()
+		defer func() {
+			c.mu.Lock()
+			delete(c.inflight, msg.idText)
+			c.mu.Unlock()
+			cancel()
+		}()
+		c.call(ctx, m, msg)
+	}()
+}
+
+// call runs a handler, recovering a panic into an internal error so one bad
+// request never takes the connection down.
+func (c *conn) call(ctx context.Context, m method, msg *incoming) {
+	var result any
+	var err error
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("internal error in %s: %v", msg.method, p)
+			}
+		}()
+		result, err = m.handle(ctx, c, msg)
+	}()
+	if err == nil && ctx.Err() != nil {
+		err = jsonrpc2.NewError(codeRequestCancelled, "request cancelled")
+	}
+	if errors.Is(err, errReplied) {
+		return
+	}
+	if err != nil {
+		c.reply(msg.id, nil, toWire(err))
+		return
+	}
+	c.reply(msg.id, result, nil)
+}
+
+// errReplied tells call that the handler already queued its own reply
+// (to order it before events it triggers).
+var errReplied = errors.New("reply already sent")
+
+// reply queues a response. A result too large for one server frame is
+// replaced by an error so the frame limit always holds.
+func (c *conn) reply(id jsonrpc2.ID, result any, werr *jsonrpc2.Error) {
+	var raw json.RawMessage
+	if werr == nil {
+		var err error
+		raw, err = json.Marshal(result)
+		if err != nil {
+			werr = jsonrpc2.Errorf(codeInternalError, "encode result: %v", err)
+		}
+	}
+	body := jsonrpc2.AppendResponse(nil, id, jsonrpc2.RawMessage(raw), errOrNil(werr))
+	if len(body) > c.srv.opts.Protocol.MaxServerFrameBytes {
+		body = jsonrpc2.AppendResponse(nil, id, nil, appError(dataResponseLimit,
+			fmt.Sprintf("the result of %d bytes exceeds limits.maxServerFrameBytes", len(body))))
+	}
+	c.out.Push(wire.AppendFrame(nil, body))
+}
+
+func errOrNil(e *jsonrpc2.Error) error {
+	if e == nil {
+		return nil
+	}
+	return e
+}
+
+// notify queues a notification that is not a session event.
+func (c *conn) notify(method string, params any) {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return
+	}
+	c.out.Push(wire.AppendFrame(nil, jsonrpc2.AppendNotification(nil, method, jsonrpc2.RawMessage(raw))))
+}
+
+// Deliver implements session.Subscriber. Events that do not fit in the
+// outbound budget are dropped and counted; the next one that fits is
+// preceded by one scv/session/lagged, so a slow client never slows the
+// session or other clients, and knows to re-sync.
+func (c *conn) Deliver(ev session.Event) {
+	sid := sessionIDOf(ev.Params)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if missed := c.lag[sid]; missed > 0 {
+		lagged, _ := json.Marshal(struct {
+			SessionID string `json:"sessionId"`
+			Missed    uint64 `json:"missed"`
+		}{sid, missed})
+		if !c.out.Offer(wire.AppendFrame(nil, jsonrpc2.AppendNotification(nil, session.EvSessionLagged, jsonrpc2.RawMessage(lagged)))) {
+			c.lag[sid]++
+			return
+		}
+		delete(c.lag, sid)
+	}
+	if !c.out.Offer(eventFrame(ev)) {
+		c.lag[sid]++
+	}
+}
+
+func eventFrame(ev session.Event) []byte {
+	body := jsonrpc2.AppendNotification(make([]byte, 0, len(ev.Params)+64), ev.Method, jsonrpc2.RawMessage(ev.Params))
+	return wire.AppendFrame(make([]byte, 0, len(body)+32), body)
+}
+
+// sessionIDOf reads the sessionId that every event's params start with.
+func sessionIDOf(params json.RawMessage) string {
+	const prefix = `{"sessionId":"`
+	if len(params) > len(prefix) && string(params[:len(prefix)]) == prefix {
+		rest := params[len(prefix):]
+		for i, b := range rest {
+			if b == '"' {
+				return string(rest[:i])
+			}
+		}
+	}
+	return ""
+}

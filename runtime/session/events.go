@@ -1,0 +1,177 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Notification methods the runtime emits. The lsp package advertises this
+// list at initialize, so it must hold every method emit is called with.
+const (
+	EvTurnStarted        = "scv/turn/started"
+	EvAssistantDelta     = "scv/assistant/delta"
+	EvAssistantCompleted = "scv/assistant/completed"
+	EvToolProposed       = "scv/tool/proposed"
+	EvToolStarted        = "scv/tool/started"
+	EvToolCompleted      = "scv/tool/completed"
+	EvApprovalRequested  = "scv/approval/requested"
+	EvApprovalResolved   = "scv/approval/resolved"
+	EvContextCompacted   = "scv/context/compacted"
+	EvTurnCompleted      = "scv/turn/completed"
+	EvTurnCancelled      = "scv/turn/cancelled"
+	EvTurnFailed         = "scv/turn/failed"
+	EvQueueSnapshot      = "scv/queue/snapshot"
+	EvQueueEnqueued      = "scv/queue/enqueued"
+	EvQueueUpdated       = "scv/queue/updated"
+	EvQueueMoved         = "scv/queue/moved"
+	EvQueueRemoved       = "scv/queue/removed"
+	EvQueueDequeued      = "scv/queue/dequeued"
+	EvSessionPaused      = "scv/session/paused"
+	EvSessionCleared     = "scv/session/cleared"
+	EvSessionClosed      = "scv/session/closed"
+	// Per-connection notifications: no seq of their own, never in the ring.
+	EvSessionLagged = "scv/session/lagged"
+	EvSessionGap    = "scv/session/gap"
+)
+
+// Notifications lists every method above, in the order the protocol page
+// documents them.
+var Notifications = []string{
+	EvTurnStarted, EvAssistantDelta, EvAssistantCompleted, EvToolProposed, EvToolStarted,
+	EvToolCompleted, EvApprovalRequested, EvApprovalResolved, EvContextCompacted,
+	EvTurnCompleted, EvTurnCancelled, EvTurnFailed, EvQueueSnapshot, EvQueueEnqueued,
+	EvQueueUpdated, EvQueueMoved, EvQueueRemoved, EvQueueDequeued, EvSessionPaused,
+	EvSessionCleared, EvSessionClosed, EvSessionLagged, EvSessionGap,
+}
+
+// Event is one numbered notification of a session, encoded once and shared by
+// every attached connection.
+type Event struct {
+	Seq    uint64
+	Method string
+	Params json.RawMessage
+}
+
+// Subscriber receives a session's events. Deliver is called with the
+// session's lock held, in seq order, and must not block.
+type Subscriber interface {
+	Deliver(ev Event)
+}
+
+// header starts every event's params.
+type header struct {
+	SessionID string `json:"sessionId"`
+	Seq       uint64 `json:"seq"`
+}
+
+// QueueEntry is one waiting prompt.
+type QueueEntry struct {
+	QueueID   string `json:"queueId"`
+	Revision  uint64 `json:"revision"`
+	Prompt    string `json:"prompt"`
+	Submitter string `json:"submitter"`
+	// attachments is the editor context resolved when the prompt was queued.
+	attachments string
+}
+
+func (e QueueEntry) bytes() int { return len(e.Prompt) + len(e.attachments) }
+
+// ApprovalRequest is the params of scv/approval/requested, also listed in
+// a Snapshot's pendingApprovals.
+type ApprovalRequest struct {
+	SessionID  string `json:"sessionId"`
+	Seq        uint64 `json:"seq"`
+	TurnID     string `json:"turnId"`
+	ApprovalID string `json:"approvalId"`
+	CallID     string `json:"callId"`
+	Name       string `json:"name"`
+	Risk       string `json:"risk"`
+	Cwd        string `json:"cwd"`
+	Summary    string `json:"summary"`
+}
+
+// eventTooLarge means an event's params exceed what one server frame may carry.
+type eventTooLarge struct {
+	method string
+	size   int
+	limit  int
+}
+
+func (e *eventTooLarge) Error() string {
+	return fmt.Sprintf("%s event of %d bytes exceeds the server frame limit of %d bytes", e.method, e.size, e.limit)
+}
+
+// emitLocked numbers, records and fans out one event. fields are the
+// event's own params; sessionId and seq are added here. s.mu must be held.
+func (s *Session) emitLocked(method string, fields any) error {
+	seq := s.seq + 1
+	params, err := encodeParams(header{SessionID: s.id, Seq: seq}, fields)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", method, err)
+	}
+	if len(params)+frameOverheadBytes > s.limits.MaxServerFrameBytes {
+		return &eventTooLarge{method: method, size: len(params), limit: s.limits.MaxServerFrameBytes}
+	}
+	s.seq = seq
+	ev := Event{Seq: seq, Method: method, Params: params}
+	s.ring.push(ev)
+	for sub := range s.subs {
+		sub.Deliver(ev)
+	}
+	return nil
+}
+
+// encodeParams writes the header's members followed by fields' members
+// into one JSON object, so every event type needs no copy of the header.
+func encodeParams(h header, fields any) (json.RawMessage, error) {
+	head, err := json.Marshal(h)
+	if err != nil {
+		return nil, err
+	}
+	if fields == nil {
+		return head, nil
+	}
+	rest, err := json.Marshal(fields)
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) <= 2 { // "{}"
+		return head, nil
+	}
+	out := make([]byte, 0, len(head)+len(rest))
+	out = append(out, head[:len(head)-1]...)
+	out = append(out, ',')
+	return append(out, rest[1:]...), nil
+}
+
+// ring keeps the last ReplayEvents events for re-attaching connections.
+type ring struct {
+	events []Event
+	start  int // index of the oldest event once the ring is full
+}
+
+func (r *ring) push(ev Event) {
+	if len(r.events) < ReplayEvents {
+		r.events = append(r.events, ev)
+		return
+	}
+	r.events[r.start] = ev
+	r.start = (r.start + 1) % ReplayEvents
+}
+
+// after returns the held events with seq > afterSeq, oldest first, and the
+// seq of the oldest held event (0 when empty).
+func (r *ring) after(afterSeq uint64) (events []Event, oldest uint64) {
+	n := len(r.events)
+	if n == 0 {
+		return nil, 0
+	}
+	oldest = r.events[r.start].Seq
+	for i := 0; i < n; i++ {
+		ev := r.events[(r.start+i)%n]
+		if ev.Seq > afterSeq {
+			events = append(events, ev)
+		}
+	}
+	return events, oldest
+}

@@ -1,0 +1,28 @@
+package session
+
+// Protocol limits that are part of the contract rather than configuration.
+const (
+	MaxPromptBytes = 256 * 1024
+	MaxQueueItems  = 64
+	MaxQueueBytes  = 4 * 1024 * 1024
+	ReplayEvents   = 1024
+	// TurnFailedResponseLimit is the turn/failed code when an event of the
+	// turn cannot be sent because it exceeds the server frame limit.
+	TurnFailedResponseLimit = "response_limit"
+	// frameOverheadBytes covers the JSON-RPC envelope and header around an
+	// event's params when checking them against the server frame limit.
+	frameOverheadBytes = 128
+)
+
+// Limits is what initialize and every Snapshot advertise.
+type Limits struct {
+	MaxPromptBytes      int `json:"maxPromptBytes"`
+	MaxQueueItems       int `json:"maxQueueItems"`
+	MaxQueueBytes       int `json:"maxQueueBytes"`
+	MaxClientFrameBytes int `json:"maxClientFrameBytes"`
+	MaxServerFrameBytes int `json:"maxServerFrameBytes"`
+	ReplayEvents        int `json:"replayEvents"`
+	MaxInflightRequests int `json:"maxInflightRequests"`
+	OutboundQueueBytes  int `json:"outboundQueueBytes"`
+	MaxConnections      int `json:"maxConnections,omitempty"`
+}

@@ -1,0 +1,203 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"scv/runtime/provider"
+	"scv/runtime/tools"
+)
+
+// deniedOutput is what the model is told about a call the user refused.
+const deniedOutput = "The user denied this tool call. Do not retry it; continue without it or ask the user."
+
+// runTurn drives the model until it answers without tool calls, the step
+// limit is reached, or the turn is cancelled or fails. The history keeps a
+// consistent shape whatever happens: every tool call gets a result.
+func (s *Session) runTurn(t *turn) outcome {
+	s.appendHistory(provider.Message{Role: provider.RoleUser, Content: t.attachments + t.prompt})
+	for {
+		if t.steps >= s.cfg.Agent.MaxSteps {
+			return outcome{err: errMaxSteps}
+		}
+		t.steps++
+		if err := s.compact(t); err != nil {
+			return outcome{err: err}
+		}
+		req := provider.Request{Model: s.model, Messages: s.requestMessages(), Tools: s.toolSpecs()}
+		var text strings.Builder
+		resp, err := s.provider.Stream(t.ctx, req, func(delta string) error {
+			text.WriteString(delta)
+			return s.emitTurn(EvAssistantDelta, struct {
+				TurnID  string `json:"turnId"`
+				Content string `json:"content"`
+			}{t.id, delta})
+		})
+		t.usage.InputTokens += resp.Usage.InputTokens
+		t.usage.OutputTokens += resp.Usage.OutputTokens
+		if err != nil {
+			if text.Len() > 0 {
+				s.appendHistory(provider.Message{Role: provider.RoleAssistant, Content: text.String()})
+			}
+			if t.ctx.Err() != nil {
+				return outcome{err: context.Canceled}
+			}
+			return outcome{err: err}
+		}
+		content := resp.Content
+		if content == "" {
+			content = text.String()
+		}
+		if content != "" {
+			if err := s.emitTurn(EvAssistantCompleted, struct {
+				TurnID  string `json:"turnId"`
+				Content string `json:"content"`
+			}{t.id, content}); err != nil {
+				return outcome{err: err}
+			}
+		}
+		s.appendHistory(provider.Message{Role: provider.RoleAssistant, Content: content, ToolCalls: resp.ToolCalls})
+		if len(resp.ToolCalls) == 0 {
+			return outcome{}
+		}
+		if err := s.runCalls(t, resp.ToolCalls); err != nil {
+			return outcome{err: err}
+		}
+	}
+}
+
+// runCalls answers every tool call of one model response, in order. After
+// a cancel or failure the remaining calls still get a result so the history
+// never holds a call without its answer.
+func (s *Session) runCalls(t *turn, calls []provider.ToolCall) error {
+	var stop error
+	for _, call := range calls {
+		if stop != nil {
+			s.appendToolResult(call.ID, "not run: the turn ended first")
+			continue
+		}
+		result, err := s.runCall(t, call)
+		if err != nil {
+			stop = err
+			s.appendToolResult(call.ID, "not run: the turn ended first")
+			continue
+		}
+		s.appendToolResult(call.ID, result)
+	}
+	if stop != nil && t.ctx.Err() != nil {
+		return context.Canceled
+	}
+	return stop
+}
+
+// runCall proposes, gates and runs one call; it returns the text for the model.
+func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
+	if err := s.emitTurn(EvToolProposed, struct {
+		TurnID    string `json:"turnId"`
+		CallID    string `json:"callId"`
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}{t.id, call.ID, call.Name, call.Arguments}); err != nil {
+		return "", err
+	}
+	tool, ok := s.registry.Get(call.Name)
+	if !ok {
+		res := tools.Result{Output: "unknown tool " + call.Name}
+		return res.Output, s.emitToolCompleted(t, call, res)
+	}
+	args := json.RawMessage(call.Arguments)
+	if !json.Valid(args) {
+		res := tools.Result{Output: call.Name + ": arguments are not valid JSON"}
+		return res.Output, s.emitToolCompleted(t, call, res)
+	}
+	switch gateFor(s.cfg.Agent.ApprovalPolicy, tool.Risk()) {
+	case gateDeny:
+		res := tools.Result{Output: "denied by the approval policy \"never\": " + string(tool.Risk()) + " tools may not run"}
+		return res.Output, s.emitToolCompleted(t, call, res)
+	case gateAsk:
+		approved, err := s.askApproval(t.ctx, t, call.ID, call.Name, tool.Risk(), tool.Summary(args))
+		if err != nil {
+			return "", err
+		}
+		if !approved {
+			res := tools.Result{Output: deniedOutput}
+			return res.Output, s.emitToolCompleted(t, call, res)
+		}
+	}
+	if err := s.emitTurn(EvToolStarted, struct {
+		TurnID string `json:"turnId"`
+		CallID string `json:"callId"`
+		Name   string `json:"name"`
+	}{t.id, call.ID, call.Name}); err != nil {
+		return "", err
+	}
+	res := tool.Run(t.ctx, args)
+	if t.ctx.Err() != nil {
+		_ = s.emitToolCompleted(t, call, res)
+		return "", context.Canceled
+	}
+	return modelText(res), s.emitToolCompleted(t, call, res)
+}
+
+func (s *Session) emitToolCompleted(t *turn, call provider.ToolCall, res tools.Result) error {
+	return s.emitTurn(EvToolCompleted, struct {
+		TurnID    string `json:"turnId"`
+		CallID    string `json:"callId"`
+		Name      string `json:"name"`
+		Success   bool   `json:"success"`
+		Output    string `json:"output"`
+		Truncated bool   `json:"truncated"`
+	}{t.id, call.ID, call.Name, res.Success, validUTF8(res.Output), res.Truncated})
+}
+
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// modelText is a tool result as the model reads it.
+func modelText(res tools.Result) string {
+	out := validUTF8(res.Output)
+	if !res.Success {
+		out = "error: " + out
+	}
+	if res.Truncated {
+		out += "\n[output truncated]"
+	}
+	return out
+}
+
+func (s *Session) appendHistory(m provider.Message) {
+	s.mu.Lock()
+	s.history = append(s.history, m)
+	s.mu.Unlock()
+}
+
+func (s *Session) appendToolResult(callID, text string) {
+	s.appendHistory(provider.Message{Role: provider.RoleTool, ToolCallID: callID, Content: text})
+}
+
+// requestMessages is the system prompt followed by a copy of the history.
+func (s *Session) requestMessages() []provider.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	msgs := make([]provider.Message, 0, len(s.history)+1)
+	msgs = append(msgs, provider.Message{Role: provider.RoleSystem, Content: s.system})
+	return append(msgs, s.history...)
+}
+
+func (s *Session) toolSpecs() []provider.ToolSpec {
+	if s.registry == nil {
+		return nil
+	}
+	all := s.registry.All()
+	specs := make([]provider.ToolSpec, 0, len(all))
+	for _, tool := range all {
+		specs = append(specs, provider.ToolSpec{Name: tool.Name(), Description: tool.Description(), Parameters: tool.Parameters()})
+	}
+	return specs
+}

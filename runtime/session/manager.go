@@ -1,0 +1,346 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"scv/runtime/config"
+	"scv/runtime/prompt"
+	"scv/runtime/provider"
+	"scv/runtime/tools"
+)
+
+// ShutdownGrace is how long Shutdown waits for cancelled turns to end
+// before abandoning them.
+const ShutdownGrace = 3 * time.Second
+
+// Options configure a Manager.
+type Options struct {
+	Home   string              // $SCV_HOME
+	Flags  config.Overrides    // command-line flags, applied last
+	Getenv func(string) string // environment lookup; os.Getenv when nil
+	Limits Limits              // wire limits every Snapshot carries
+	Now    func() time.Time    // clock; time.Now when nil
+}
+
+// Manager owns every session of a process.
+type Manager struct {
+	opts     Options
+	mu       sync.Mutex
+	sessions map[string]*Session
+	order    []string
+}
+
+// NewManager returns an empty Manager.
+func NewManager(opts Options) *Manager {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Manager{opts: opts, sessions: map[string]*Session{}}
+}
+
+// StartParams are the parameters of scv/session/start.
+type StartParams struct {
+	Cwd            string
+	Model          string
+	Provider       string
+	BaseURL        string
+	ApprovalPolicy string
+	NoTools        bool
+}
+
+// Start builds a session in an absolute workspace directory and attaches sub.
+// reply runs under the session lock before any event can reach sub.
+func (m *Manager) Start(p StartParams, sub Subscriber, reply func(Snapshot)) (*Session, error) {
+	cwd, err := checkCwd(p.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	var noTools *bool
+	if p.NoTools {
+		noTools = &p.NoTools
+	}
+	cfg, _, err := config.Load(config.LoadOptions{
+		Home: m.opts.Home,
+		Cwd:  cwd,
+		Overrides: config.Overrides{
+			Provider: p.Provider, Model: p.Model, BaseURL: p.BaseURL,
+			ApprovalPolicy: p.ApprovalPolicy, NoTools: noTools,
+		},
+		Flags: m.opts.Flags,
+	})
+	if err != nil {
+		return nil, errorf(CodeInvalidParams, "%v", err)
+	}
+	s, err := m.build(cwd, cfg)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	m.sessions[s.id] = s
+	m.order = append(m.order, s.id)
+	m.mu.Unlock()
+	if err := s.Attach(sub, nil, func(snap Snapshot, _ []Event, _ uint64) { reply(snap) }); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func checkCwd(cwd string) (string, error) {
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		return "", errorf(CodeInvalidCwd, "cwd must be an absolute directory path, got %q", cwd)
+	}
+	info, err := os.Stat(cwd)
+	if err != nil {
+		return "", errorf(CodeInvalidCwd, "cwd %s: %v", cwd, errors.Unwrap(err))
+	}
+	if !info.IsDir() {
+		return "", errorf(CodeInvalidCwd, "cwd %s is not a directory", cwd)
+	}
+	resolved, err := filepath.EvalSymlinks(cwd)
+	if err != nil {
+		return "", errorf(CodeInvalidCwd, "cwd %s: %v", cwd, err)
+	}
+	return resolved, nil
+}
+
+func (m *Manager) build(cwd string, cfg config.Config) (*Session, error) {
+	prov, err := m.newProvider(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := tools.NewWorkspace(cwd)
+	if err != nil {
+		return nil, errorf(CodeInvalidCwd, "%v", err)
+	}
+	sys, err := prompt.Build(prompt.Options{
+		Workspace:     ws.Root(),
+		Configured:    cfg.Agent.SystemPrompt,
+		MaxReadBytes:  cfg.Tools.MaxReadBytes,
+		SkillsEnabled: cfg.Skills.Enabled && cfg.Tools.Enabled, // read_skill is a tool
+		Home:          m.opts.Home,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("build system prompt: %w", err)
+	}
+	var registry *tools.Registry
+	if cfg.Tools.Enabled {
+		all := tools.Builtin(ws, tools.Limits{
+			MaxReadBytes:   cfg.Tools.MaxReadBytes,
+			MaxOutputBytes: cfg.Tools.MaxOutputBytes,
+			ShellTimeout:   time.Duration(cfg.Tools.ShellTimeoutSeconds) * time.Second,
+			MaxGrepMatches: cfg.Tools.MaxGrepMatches,
+		})
+		if len(sys.Skills) > 0 {
+			all = append(all, prompt.NewReadSkillTool(sys.Skills, cfg.Tools.MaxReadBytes))
+		}
+		registry = tools.NewRegistry(all...)
+	}
+	limits := m.opts.Limits
+	limits.MaxServerFrameBytes = cfg.Protocol.MaxServerFrameBytes
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Session{
+		id:              uuid.NewString(),
+		cwd:             ws.Root(),
+		model:           cfg.Provider.Model,
+		createdAt:       m.opts.Now(),
+		cfg:             cfg,
+		limits:          limits,
+		provider:        prov,
+		registry:        registry,
+		workspace:       ws,
+		system:          sys.Text,
+		ctx:             ctx,
+		cancel:          cancel,
+		subs:            map[Subscriber]struct{}{},
+		sessionApproved: map[string]bool{},
+	}
+	if cfg.Provider.Kind == "replay" {
+		s.model = "replay"
+	}
+	return s, nil
+}
+
+func (m *Manager) newProvider(cfg config.Config) (provider.Provider, error) {
+	switch cfg.Provider.Kind {
+	case "replay":
+		script := provider.DemoScript()
+		if cfg.Provider.ReplayScript != "" {
+			data, err := os.ReadFile(cfg.Provider.ReplayScript)
+			if err != nil {
+				return nil, errorf(CodeProviderNotConfigured, "provider.replay_script: %v", err)
+			}
+			script = data
+		}
+		r, err := provider.NewReplay(script)
+		if err != nil {
+			return nil, errorf(CodeProviderNotConfigured, "provider.replay_script: %v", err)
+		}
+		return r, nil
+	default:
+		if err := cfg.CheckCredentials(m.opts.Getenv, m.opts.Home); err != nil {
+			return nil, errorf(CodeProviderNotConfigured, "%v", err)
+		}
+		p, err := provider.NewOpenAI(provider.OpenAIOptions{
+			BaseURL:    cfg.Provider.BaseURL,
+			APIKey:     cfg.APIKey(m.opts.Getenv),
+			Model:      cfg.Provider.Model,
+			Headers:    cfg.Provider.Headers,
+			Timeout:    time.Duration(cfg.Provider.TimeoutSeconds) * time.Second,
+			MaxRetries: cfg.Provider.MaxRetries,
+		})
+		if err != nil {
+			return nil, errorf(CodeProviderNotConfigured, "%v", err)
+		}
+		return p, nil
+	}
+}
+
+// Get returns an open session.
+func (m *Manager) Get(id string) (*Session, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sessions[id]
+	if !ok {
+		return nil, errorf(CodeSessionNotFound, "session %q was not found", id)
+	}
+	return s, nil
+}
+
+// List summarises the open sessions, oldest first.
+func (m *Manager) List() []Summary {
+	m.mu.Lock()
+	sessions := make([]*Session, 0, len(m.order))
+	for _, id := range m.order {
+		sessions = append(sessions, m.sessions[id])
+	}
+	m.mu.Unlock()
+	out := make([]Summary, 0, len(sessions))
+	for _, s := range sessions {
+		out = append(out, s.Summary())
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt < out[j].CreatedAt })
+	return out
+}
+
+// Close ends a session: its turn is cancelled, its queue dropped.
+func (m *Manager) Close(id string) error {
+	m.mu.Lock()
+	s, ok := m.sessions[id]
+	if ok {
+		delete(m.sessions, id)
+		m.order = removeID(m.order, id)
+	}
+	m.mu.Unlock()
+	if !ok {
+		return errorf(CodeSessionNotFound, "session %q was not found", id)
+	}
+	s.close()
+	return nil
+}
+
+func removeID(ids []string, id string) []string {
+	for i, v := range ids {
+		if v == id {
+			return append(ids[:i:i], ids[i+1:]...)
+		}
+	}
+	return ids
+}
+
+// DetachAll removes sub from every session (a connection went away).
+func (m *Manager) DetachAll(sub Subscriber) {
+	for _, s := range m.all() {
+		s.Detach(sub)
+	}
+}
+
+func (m *Manager) all() []*Session {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*Session, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		out = append(out, s)
+	}
+	return out
+}
+
+// Running counts sessions with a turn running.
+func (m *Manager) Running() int {
+	n := 0
+	for _, s := range m.all() {
+		if s.Running() {
+			n++
+		}
+	}
+	return n
+}
+
+// Count returns the number of open sessions.
+func (m *Manager) Count() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.sessions)
+}
+
+// CancelTurns cancels the running turns of the given sessions (all when
+// ids is nil) and waits up to ShutdownGrace for them to end. It reports
+// whether they all ended in time; the rest are abandoned.
+func (m *Manager) CancelTurns(ids []string) bool {
+	var targets []*Session
+	if ids == nil {
+		targets = m.all()
+	} else {
+		for _, id := range ids {
+			if s, err := m.Get(id); err == nil {
+				targets = append(targets, s)
+			}
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, s := range targets {
+			s.mu.Lock()
+			if s.active != nil {
+				s.active.cancel()
+			}
+			s.mu.Unlock()
+		}
+		for _, s := range targets {
+			s.turns.Wait()
+		}
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(ShutdownGrace):
+		return false
+	}
+}
+
+// CloseIdle closes sessions that have had no client and no turn for longer
+// than maxIdle, and returns their ids.
+func (m *Manager) CloseIdle(maxIdle time.Duration) []string {
+	now := m.opts.Now()
+	var closed []string
+	for _, s := range m.all() {
+		if d := s.idleFor(now); d > maxIdle {
+			if m.Close(s.id) == nil {
+				closed = append(closed, s.id)
+			}
+		}
+	}
+	return closed
+}

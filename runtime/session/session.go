@@ -1,0 +1,262 @@
+package session
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"scv/runtime/config"
+	"scv/runtime/provider"
+	"scv/runtime/tools"
+)
+
+// Session is one conversation with the agent in one workspace.
+type Session struct {
+	id        string
+	cwd       string
+	model     string
+	createdAt time.Time
+	cfg       config.Config
+	limits    Limits
+	provider  provider.Provider
+	registry  *tools.Registry
+	workspace *tools.Workspace
+	system    string
+
+	// ctx ends when the session closes; every turn runs under it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	turns  sync.WaitGroup
+
+	mu              sync.Mutex
+	seq             uint64
+	ring            ring
+	subs            map[Subscriber]struct{}
+	history         []provider.Message
+	queue           []QueueEntry
+	queueBytes      int
+	nextQueue       uint64
+	paused          bool
+	active          *turn
+	approvals       []*pendingApproval
+	sessionApproved map[string]bool
+	closed          bool
+	idleSince       time.Time
+}
+
+// ID returns the session's id.
+func (s *Session) ID() string { return s.id }
+
+// Snapshot is a session's state as a newly attached client needs it.
+type Snapshot struct {
+	SessionID        string            `json:"sessionId"`
+	Cwd              string            `json:"cwd"`
+	Model            string            `json:"model"`
+	State            string            `json:"state"`
+	TurnID           string            `json:"turnId,omitempty"`
+	Queue            QueueState        `json:"queue"`
+	PendingApprovals []ApprovalRequest `json:"pendingApprovals"`
+	Seq              uint64            `json:"seq"`
+	ContextMaxTokens int               `json:"contextMaxTokens"`
+	Limits           Limits            `json:"limits"`
+}
+
+// QueueState is the queue and whether it is paused.
+type QueueState struct {
+	Entries []QueueEntry `json:"entries"`
+	Paused  bool         `json:"paused"`
+}
+
+// Summary is one row of scv/session/list.
+type Summary struct {
+	SessionID string `json:"sessionId"`
+	Cwd       string `json:"cwd"`
+	Model     string `json:"model"`
+	State     string `json:"state"`
+	Queued    int    `json:"queued"`
+	Clients   int    `json:"clients"`
+	CreatedAt string `json:"createdAt"`
+}
+
+func (s *Session) stateLocked() string {
+	if s.active != nil {
+		return "running"
+	}
+	return "idle"
+}
+
+func (s *Session) snapshotLocked() Snapshot {
+	snap := Snapshot{
+		SessionID:        s.id,
+		Cwd:              s.cwd,
+		Model:            s.model,
+		State:            s.stateLocked(),
+		Queue:            s.queueStateLocked(),
+		PendingApprovals: []ApprovalRequest{},
+		Seq:              s.seq,
+		ContextMaxTokens: s.cfg.Context.MaxTokens,
+		Limits:           s.limits,
+	}
+	if s.active != nil {
+		snap.TurnID = s.active.id
+	}
+	for _, p := range s.approvals {
+		snap.PendingApprovals = append(snap.PendingApprovals, p.request)
+	}
+	return snap
+}
+
+func (s *Session) queueStateLocked() QueueState {
+	entries := make([]QueueEntry, len(s.queue))
+	copy(entries, s.queue)
+	return QueueState{Entries: entries, Paused: s.paused}
+}
+
+// Summary describes the session for scv/session/list.
+func (s *Session) Summary() Summary {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Summary{
+		SessionID: s.id,
+		Cwd:       s.cwd,
+		Model:     s.model,
+		State:     s.stateLocked(),
+		Queued:    len(s.queue),
+		Clients:   len(s.subs),
+		CreatedAt: s.createdAt.UTC().Format(time.RFC3339),
+	}
+}
+
+// Attach subscribes sub to the session's events. With afterSeq nil nothing
+// is replayed. reply runs under the session lock before any later event can
+// reach sub, so the caller can queue its answer and the replay in order:
+// gapFrom is non-zero when the ring no longer holds afterSeq+1.
+func (s *Session) Attach(sub Subscriber, afterSeq *uint64, reply func(snap Snapshot, replay []Event, gapFrom uint64)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errorf(CodeSessionNotFound, "session %s is closed", s.id)
+	}
+	var replay []Event
+	var gapFrom uint64
+	if afterSeq != nil && *afterSeq < s.seq {
+		var oldest uint64
+		replay, oldest = s.ring.after(*afterSeq)
+		if oldest > *afterSeq+1 {
+			gapFrom = oldest
+		}
+	}
+	reply(s.snapshotLocked(), replay, gapFrom)
+	s.subs[sub] = struct{}{}
+	s.idleSince = time.Time{}
+	return nil
+}
+
+// Detach stops delivering events to sub. It reports whether sub was attached.
+func (s *Session) Detach(sub Subscriber) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.subs[sub]; !ok {
+		return false
+	}
+	delete(s.subs, sub)
+	s.markIdleLocked()
+	return true
+}
+
+// Attached reports whether sub receives the session's events.
+func (s *Session) Attached(sub Subscriber) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.subs[sub]
+	return ok
+}
+
+func (s *Session) markIdleLocked() {
+	if len(s.subs) == 0 && s.active == nil && s.idleSince.IsZero() {
+		s.idleSince = time.Now()
+	}
+}
+
+// idleFor reports how long the session has had no client and no turn.
+func (s *Session) idleFor(now time.Time) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.idleSince.IsZero() || len(s.subs) > 0 || s.active != nil {
+		return 0
+	}
+	return now.Sub(s.idleSince)
+}
+
+// Running reports whether a turn is running.
+func (s *Session) Running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.active != nil
+}
+
+// Pause sets or clears the paused flag. Resuming an idle session starts its
+// next queued prompt.
+func (s *Session) Pause(paused bool) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false, errorf(CodeSessionNotFound, "session %s is closed", s.id)
+	}
+	if s.paused != paused {
+		s.paused = paused
+		if err := s.emitLocked(EvSessionPaused, struct {
+			Paused bool `json:"paused"`
+		}{paused}); err != nil {
+			return paused, err
+		}
+	}
+	if !paused {
+		s.startNextLocked()
+	}
+	return paused, nil
+}
+
+// Clear empties history and queue; refused while a turn runs.
+func (s *Session) Clear() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errorf(CodeSessionNotFound, "session %s is closed", s.id)
+	}
+	if s.active != nil {
+		return errorf(CodeTurnActive, "a turn is running in session %s; cancel it before clearing", s.id)
+	}
+	s.history = nil
+	s.queue = nil
+	s.queueBytes = 0
+	s.sessionApproved = map[string]bool{}
+	if err := s.emitLocked(EvSessionCleared, nil); err != nil {
+		return err
+	}
+	return s.emitLocked(EvQueueSnapshot, s.queueStateLocked())
+}
+
+// close cancels the running turn, drops the queue and tells every client.
+// It does not wait for the turn; Manager does.
+func (s *Session) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.queue = nil
+	s.queueBytes = 0
+	s.cancel()
+	if s.active == nil {
+		s.finishCloseLocked()
+	}
+	// With a turn running, its terminal event goes out first and the turn
+	// finishes the close (see endTurnLocked).
+	s.closed = true
+}
+
+func (s *Session) finishCloseLocked() {
+	_ = s.emitLocked(EvSessionClosed, nil)
+	s.subs = map[Subscriber]struct{}{}
+}

@@ -1,0 +1,159 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"scv/runtime/provider"
+)
+
+// turn is one prompt being answered.
+type turn struct {
+	id          string
+	prompt      string
+	attachments string
+	queueID     string
+	ctx         context.Context
+	cancel      context.CancelFunc
+	steps       int
+	usage       provider.Usage
+}
+
+// TurnStart is the answer to scv/turn/start: a started turn or a queued entry.
+type TurnStart struct {
+	Status   string      `json:"status"`
+	TurnID   string      `json:"turnId,omitempty"`
+	Entry    *QueueEntry `json:"entry,omitempty"`
+	Position *int        `json:"position,omitempty"`
+}
+
+// StartTurn starts a turn, or queues the prompt while one runs. submitter
+// is the JSON-RPC id of the request, recorded on a queued entry.
+func (s *Session) StartTurn(prompt string, ctxItems []ContextItem, submitter string) (TurnStart, error) {
+	if err := validatePrompt(prompt); err != nil {
+		return TurnStart{}, err
+	}
+	attachments, err := s.resolveContext(ctxItems)
+	if err != nil {
+		return TurnStart{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return TurnStart{}, errorf(CodeSessionNotFound, "session %s is closed", s.id)
+	}
+	if s.active != nil {
+		entry, position, err := s.enqueueLocked(prompt, attachments, submitter)
+		if err != nil {
+			return TurnStart{}, err
+		}
+		return TurnStart{Status: "queued", Entry: &entry, Position: &position}, nil
+	}
+	t := s.newTurnLocked(prompt, attachments, "")
+	s.launchLocked(t)
+	return TurnStart{Status: "started", TurnID: t.id}, nil
+}
+
+// CancelTurn cancels the running turn if its id matches.
+func (s *Session) CancelTurn(turnID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.active == nil || s.active.id != turnID {
+		return errorf(CodeTurnNotFound, "turn %s is not running in session %s", turnID, s.id)
+	}
+	s.active.cancel()
+	return nil
+}
+
+func (s *Session) newTurnLocked(prompt, attachments, queueID string) *turn {
+	t := &turn{id: uuid.NewString(), prompt: prompt, attachments: attachments, queueID: queueID}
+	t.ctx, t.cancel = context.WithCancel(s.ctx)
+	return t
+}
+
+// launchLocked marks t running, announces it and starts its goroutine,
+// which the session's WaitGroup owns.
+func (s *Session) launchLocked(t *turn) {
+	s.active = t
+	s.idleSince = time.Time{}
+	_ = s.emitLocked(EvTurnStarted, struct {
+		TurnID  string `json:"turnId"`
+		QueueID string `json:"queueId,omitempty"`
+	}{t.id, t.queueID})
+	s.turns.Add(1)
+	go func() {
+		defer s.turns.Done()
+		outcome := s.runTurn(t)
+		s.endTurn(t, outcome)
+	}()
+}
+
+// outcome is how a turn ended.
+type outcome struct {
+	err error // nil: completed
+}
+
+// endTurn emits the turn's one terminal event and starts the next queued prompt.
+func (s *Session) endTurn(t *turn, o outcome) {
+	t.cancel()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.active = nil
+	s.emitTerminalLocked(t, o)
+	if s.closed {
+		s.finishCloseLocked()
+		return
+	}
+	s.startNextLocked()
+	s.markIdleLocked()
+}
+
+func (s *Session) emitTerminalLocked(t *turn, o outcome) {
+	var tooLarge *eventTooLarge
+	var perr *provider.Error
+	switch {
+	case o.err == nil:
+		_ = s.emitLocked(EvTurnCompleted, struct {
+			TurnID string         `json:"turnId"`
+			Steps  int            `json:"steps"`
+			Usage  provider.Usage `json:"usage"`
+		}{t.id, t.steps, t.usage})
+		return
+	case errors.Is(o.err, context.Canceled) && t.ctx.Err() != nil:
+		_ = s.emitLocked(EvTurnCancelled, struct {
+			TurnID string `json:"turnId"`
+		}{t.id})
+		return
+	case errors.As(o.err, &tooLarge):
+		s.emitFailedLocked(t, TurnFailedResponseLimit, o.err.Error())
+	case errors.As(o.err, &perr):
+		s.emitFailedLocked(t, string(perr.Code), perr.Error())
+	case errors.Is(o.err, errMaxSteps):
+		s.emitFailedLocked(t, "max_steps", fmt.Sprintf("the turn reached agent.max_steps (%d) without a final answer", s.cfg.Agent.MaxSteps))
+	case errors.Is(o.err, context.DeadlineExceeded):
+		s.emitFailedLocked(t, string(provider.CodeTimeout), o.err.Error())
+	default:
+		s.emitFailedLocked(t, "internal", o.err.Error())
+	}
+}
+
+func (s *Session) emitFailedLocked(t *turn, code, message string) {
+	_ = s.emitLocked(EvTurnFailed, struct {
+		TurnID  string `json:"turnId"`
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}{t.id, code, message})
+}
+
+var errMaxSteps = errors.New("max steps reached")
+
+// emitTurn emits an event of a running turn from its goroutine.
+func (s *Session) emitTurn(method string, fields any) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.emitLocked(method, fields)
+}
