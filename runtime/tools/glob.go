@@ -79,7 +79,8 @@ func (g globPattern) literalPrefix() (dir string, rest globPattern) {
 func matchSegs(pat, name []string, prefix bool) bool {
 	for len(pat) > 0 {
 		if len(name) == 0 {
-			return prefix
+			// Only "**" segments can match nothing.
+			return prefix || len(pat) == 1 && pat[0] == "**"
 		}
 		if pat[0] == "**" {
 			if prefix {
@@ -115,7 +116,8 @@ func newGlob(ws *Workspace, limits Limits) *globTool {
 		spec: spec{
 			name: "glob",
 			desc: "Find files and directories whose workspace-relative path matches a glob pattern. " +
-				"\"*\", \"?\" and \"[...]\" match within one path segment; a \"**\" segment matches any number of directories (e.g. \"src/**/*.go\").",
+				"\"*\", \"?\" and \"[...]\" match within one path segment; a \"**\" segment matches any number of directories (e.g. \"src/**/*.go\"). " +
+				"Directories end with \"/\". .git directories are skipped unless the pattern starts inside one.",
 			params: params{
 				{name: "pattern", typ: typeString, required: true, desc: "Glob pattern relative to the workspace root."},
 			},

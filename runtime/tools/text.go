@@ -16,7 +16,7 @@ const (
 	// which a file without NUL bytes still counts as binary. Below it the
 	// file is treated as text in a legacy encoding and the bad bytes are
 	// shown as U+FFFD.
-	maxSuspectPercent = 10
+	maxSuspectPercent = 30
 )
 
 // errBinary marks files refused because they are not text.
@@ -129,9 +129,13 @@ func (w *lineWriter) add(line string) bool {
 
 func (w *lineWriter) String() string { return w.sb.String() }
 
+// plural counts things in English: "1 line", "2 lines", "3 matches".
 func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", word)
+	switch {
+	case n == 1:
+		return "1 " + word
+	case strings.HasSuffix(word, "ch"):
+		return fmt.Sprintf("%d %ses", n, word)
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }

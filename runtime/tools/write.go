@@ -187,11 +187,11 @@ func (t *writeFileTool) Run(ctx context.Context, args json.RawMessage) Result {
 	}
 	switch {
 	case !c.exists:
-		return Result{Success: true, Output: validUTF8(fmt.Sprintf("created %s (%d bytes)", c.rel, len(c.new)))}
+		return Result{Success: true, Output: validUTF8(fmt.Sprintf("created %s (%s)", c.rel, plural(len(c.new), "byte")))}
 	case c.binary:
-		return Result{Success: true, Output: validUTF8(fmt.Sprintf("replaced %s (%d bytes)", c.rel, len(c.new)))}
+		return Result{Success: true, Output: validUTF8(fmt.Sprintf("replaced %s (%s)", c.rel, plural(len(c.new), "byte")))}
 	}
-	return Result{Success: true, Output: validUTF8(fmt.Sprintf("wrote %s (%d bytes, %s)", c.rel, len(c.new), c.stat()))}
+	return Result{Success: true, Output: validUTF8(fmt.Sprintf("wrote %s (%s, %s)", c.rel, plural(len(c.new), "byte"), c.stat()))}
 }
 
 type editFileTool struct {
