@@ -132,9 +132,13 @@ func (t *grepTool) Run(ctx context.Context, args json.RawMessage) Result {
 			return g.file(ctx, p)
 		})
 	} else {
-		if !info.Mode().IsRegular() {
-			return t.fail("%s is not a regular file", root)
+		// A file named outright is checked like read_file does, so a
+		// binary one is reported rather than silently matching nothing.
+		f, oerr := openText(t.ws, real)
+		if oerr != nil {
+			return t.fail("%v", oerr)
 		}
+		f.Close()
 		err = g.file(ctx, real)
 	}
 	truncated := errors.Is(err, errGrepFull)

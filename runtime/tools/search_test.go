@@ -65,6 +65,7 @@ func TestGrep(t *testing.T) {
 			want: "bad.txt:1: hello \uFFFD world\n[truncated: showed 1 match; narrow the pattern, path or glob]"},
 		{name: "escape", limits: roomy, args: map[string]any{"pattern": "x", "path": "../"}, want: `"../" is outside the workspace`},
 		{name: "symlinked dir out", limits: roomy, args: map[string]any{"pattern": "x", "path": "outlink"}, want: `"outlink" is outside the workspace`},
+		{name: "binary file named", limits: roomy, args: map[string]any{"pattern": "x", "path": "bin.dat"}, want: "bin.dat looks like a binary file"},
 		{name: "missing path", limits: roomy, args: map[string]any{"pattern": "x", "path": "nope"}, want: "nope"},
 	}
 	for _, tc := range tests {

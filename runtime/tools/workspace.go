@@ -48,6 +48,8 @@ func (w *Workspace) Root() string { return w.root }
 // paths must point inside it. Symlinks along the existing part of the path
 // are resolved (dangling ones by hand), so a file that does not exist yet
 // resolves through its parent and a link cannot smuggle a write outside.
+// ".." is applied to the text first, as filepath.Clean does; the returned
+// path is the one to use, so a link named before ".." cannot lead astray.
 func (w *Workspace) Resolve(path string) (string, error) {
 	if path == "" {
 		return "", errors.New("empty path")
