@@ -1,0 +1,325 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"scv/lsp/wire"
+)
+
+const (
+	// MaxClientFrameBytes is limits.maxClientFrameBytes: the largest frame
+	// accepted from a client.
+	MaxClientFrameBytes = 8 << 20
+	// MaxServerFrameBytes is limits.maxServerFrameBytes: the largest frame
+	// the server sends.
+	MaxServerFrameBytes = 8 << 20
+	// EditorGoneFlush bounds how long, after the editor's input ends, the
+	// forwarder keeps relaying the daemon's last answers before closing.
+	EditorGoneFlush = 2 * time.Second
+	// editorWriteGrace is how long a frame already being written to the
+	// editor may take to finish when forwarding ends.
+	editorWriteGrace = time.Second
+)
+
+// Limits are the frame limits the forwarder enforces.
+type Limits struct {
+	MaxClientFrameBytes int // editor → daemon
+	MaxServerFrameBytes int // daemon → editor
+}
+
+// DefaultLimits are the protocol's advertised limits.
+func DefaultLimits() Limits {
+	return Limits{MaxClientFrameBytes: MaxClientFrameBytes, MaxServerFrameBytes: MaxServerFrameBytes}
+}
+
+var (
+	// ErrDaemonLost: the daemon connection ended while the editor was still
+	// there. The editor has been sent a window/showMessage error.
+	ErrDaemonLost = errors.New("scv daemon connection lost")
+	// ErrExitWithoutShutdown: the editor sent exit without shutdown, which
+	// LSP says ends the server with a failure status.
+	ErrExitWithoutShutdown = errors.New("exit without a preceding shutdown")
+)
+
+// Forward relays whole frames between an editor (editorIn/editorOut, usually
+// stdin/stdout) and a daemon connection until one side ends.
+//
+//   - An editor frame over limits.MaxClientFrameBytes is skipped and answered
+//     by the bridge with -32600 (data.code "frame_too_large", id null); the
+//     stream goes on. Invalid framing from the editor ends forwarding with an
+//     error.
+//   - When the editor's input ends, the daemon connection is half-closed,
+//     its last answers are relayed for up to EditorGoneFlush, it is closed,
+//     and Forward returns nil: the daemon keeps the sessions.
+//   - When the daemon goes away, the editor receives a window/showMessage
+//     error asking it to restart the server and Forward returns
+//     ErrDaemonLost — unless the editor had sent exit, which returns nil
+//     after shutdown and ErrExitWithoutShutdown without.
+//
+// Forward closes daemon. To stop a blocked read on editorIn it sets a past
+// read deadline (os.Pipe, net.Conn, PollableStdio files) or closes it.
+func Forward(ctx context.Context, editorIn io.Reader, editorOut io.Writer, daemon net.Conn, limits Limits) error {
+	if limits.MaxClientFrameBytes <= 0 || limits.MaxServerFrameBytes <= 0 {
+		return fmt.Errorf("bridge: frame limits must be positive, got %+v", limits)
+	}
+	f := &forwarder{editorOut: editorOut, daemon: daemon, limits: limits}
+	upDone := make(chan error, 1)
+	downDone := make(chan error, 1)
+	go func() { upDone <- f.up(editorIn) }()
+	go func() { downDone <- f.down() }()
+
+	var result error
+	select {
+	case err := <-upDone:
+		upDone = nil
+		result = f.editorEnded(ctx, err, &downDone)
+	case err := <-downDone:
+		downDone = nil
+		result = f.daemonEnded(err)
+	case <-ctx.Done():
+		f.editorGone.Store(true)
+		result = ctx.Err()
+	}
+	daemon.Close() // wakes a goroutine blocked on the daemon side
+	if upDone != nil {
+		interruptRead(editorIn)
+		<-upDone
+		resetReadDeadline(editorIn)
+	}
+	if downDone != nil {
+		// down is either reading the now closed daemon connection or stuck
+		// writing to an editor that stopped reading.
+		timer := time.NewTimer(editorWriteGrace)
+		select {
+		case <-downDone:
+		case <-timer.C:
+			interruptWrite(editorOut)
+			<-downDone
+			resetWriteDeadline(editorOut)
+		}
+		timer.Stop()
+	}
+	return result
+}
+
+// editorEnded turns the end of the editor side into Forward's result. On
+// the editor's EOF it lets the daemon's last answers through (bounded); on
+// a failed write to the daemon it waits, bounded, for the daemon side to
+// report how the daemon ended.
+func (f *forwarder) editorEnded(ctx context.Context, err error, downDone *chan error) error {
+	var daemonWrite *daemonWriteError
+	var editorWrite *editorWriteError
+	switch {
+	case err == nil:
+		f.editorGone.Store(true)
+		if cw, ok := f.daemon.(interface{ CloseWrite() error }); !ok || cw.CloseWrite() != nil {
+			return nil
+		}
+		f.waitDown(ctx, downDone)
+		return nil
+	case errors.As(err, &daemonWrite):
+		if ended, down := f.waitDown(ctx, downDone); ended {
+			return f.daemonEnded(down)
+		}
+		return f.daemonEnded(err)
+	case errors.As(err, &editorWrite):
+		f.editorGone.Store(true)
+		return nil
+	default:
+		f.editorGone.Store(true)
+		return err
+	}
+}
+
+// waitDown waits up to EditorGoneFlush for the daemon side to end.
+func (f *forwarder) waitDown(ctx context.Context, downDone *chan error) (ended bool, downErr error) {
+	timer := time.NewTimer(EditorGoneFlush)
+	defer timer.Stop()
+	select {
+	case err := <-*downDone:
+		*downDone = nil
+		return true, err
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	return false, nil
+}
+
+type forwarder struct {
+	editorOut io.Writer
+	daemon    net.Conn
+	limits    Limits
+
+	outMu  sync.Mutex // one frame at a time to the editor
+	outBuf []byte
+
+	editorGone   atomic.Bool
+	exitSent     atomic.Bool
+	shutdownSent atomic.Bool
+}
+
+// daemonWriteError: a frame could not be written to the daemon.
+type daemonWriteError struct{ err error }
+
+func (e *daemonWriteError) Error() string { return "write to the scv daemon: " + e.err.Error() }
+func (e *daemonWriteError) Unwrap() error { return e.err }
+
+// editorWriteError: a frame could not be written to the editor.
+type editorWriteError struct{ err error }
+
+func (e *editorWriteError) Error() string { return "write to the editor: " + e.err.Error() }
+func (e *editorWriteError) Unwrap() error { return e.err }
+
+// up relays editor frames to the daemon. It returns nil at the editor's
+// EOF.
+func (f *forwarder) up(editorIn io.Reader) error {
+	r := wire.NewReader(editorIn, f.limits.MaxClientFrameBytes)
+	var buf []byte
+	for {
+		body, err := r.ReadFrame()
+		var tooLarge *wire.TooLargeError
+		switch {
+		case err == nil:
+		case errors.As(err, &tooLarge):
+			if err := f.toEditor(frameTooLargeAnswer(tooLarge.Length, tooLarge.Limit)); err != nil {
+				return err
+			}
+			continue
+		case errors.Is(err, io.EOF):
+			return nil
+		case errors.Is(err, wire.ErrBadFraming):
+			return fmt.Errorf("editor input: %w", err)
+		default:
+			return fmt.Errorf("read from the editor: %w", err)
+		}
+		f.noteLifecycle(body)
+		buf = wire.AppendFrame(buf[:0], body)
+		if _, err := f.daemon.Write(buf); err != nil {
+			return &daemonWriteError{err}
+		}
+	}
+}
+
+// noteLifecycle remembers shutdown and exit so a daemon that closes the
+// connection after exit is not reported as lost.
+func (f *forwarder) noteLifecycle(body []byte) {
+	if !bytes.Contains(body, []byte(`"shutdown"`)) && !bytes.Contains(body, []byte(`"exit"`)) {
+		return
+	}
+	var msg struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return
+	}
+	switch msg.Method {
+	case "shutdown":
+		f.shutdownSent.Store(true)
+	case "exit":
+		f.exitSent.Store(true)
+	}
+}
+
+// down relays daemon frames to the editor until the daemon connection ends;
+// it returns that end's error (nil for EOF) or an *editorWriteError.
+func (f *forwarder) down() error {
+	r := wire.NewReader(f.daemon, f.limits.MaxServerFrameBytes)
+	for {
+		body, err := r.ReadFrame()
+		var tooLarge *wire.TooLargeError
+		switch {
+		case err == nil:
+		case errors.As(err, &tooLarge):
+			// The server broke its own limit; the editor hears of it in its
+			// log instead of receiving a frame it may not be able to hold.
+			err = f.toEditor(logMessage(MessageWarning, "scv bridge: dropped a "+tooLarge.Error()+" from the daemon"))
+			if err != nil {
+				return err
+			}
+			continue
+		case errors.Is(err, io.EOF):
+			return nil
+		default:
+			return err
+		}
+		if err := f.toEditor(body); err != nil {
+			return err
+		}
+	}
+}
+
+func (f *forwarder) toEditor(body []byte) error {
+	f.outMu.Lock()
+	defer f.outMu.Unlock()
+	f.outBuf = wire.AppendFrame(f.outBuf[:0], body)
+	if _, err := f.editorOut.Write(f.outBuf); err != nil {
+		return &editorWriteError{err}
+	}
+	return nil
+}
+
+// daemonEnded turns the end of the daemon side into Forward's result.
+func (f *forwarder) daemonEnded(err error) error {
+	var editorWrite *editorWriteError
+	switch {
+	case errors.As(err, &editorWrite):
+		return nil // the editor went away first
+	case f.editorGone.Load():
+		return nil
+	case f.exitSent.Load():
+		if f.shutdownSent.Load() {
+			return nil
+		}
+		return ErrExitWithoutShutdown
+	}
+	text := fmt.Sprintf("scv: the connection to the scv daemon (%s) was lost. Restart the scv language server to reconnect; the daemon's sessions can be attached again.",
+		f.daemon.RemoteAddr())
+	f.toEditor(showMessage(MessageError, text))
+	if err == nil {
+		return ErrDaemonLost
+	}
+	return fmt.Errorf("%w: %v", ErrDaemonLost, err)
+}
+
+// aLongTimeAgo returns a deadline that has passed: it wakes a blocked read
+// or write.
+func aLongTimeAgo() time.Time { return time.Unix(1, 0) }
+
+func interruptRead(r io.Reader) {
+	if d, ok := r.(interface{ SetReadDeadline(time.Time) error }); ok && d.SetReadDeadline(aLongTimeAgo()) == nil {
+		return
+	}
+	if c, ok := r.(io.Closer); ok {
+		c.Close()
+	}
+}
+
+func resetReadDeadline(r io.Reader) {
+	if d, ok := r.(interface{ SetReadDeadline(time.Time) error }); ok {
+		d.SetReadDeadline(time.Time{})
+	}
+}
+
+func interruptWrite(w io.Writer) {
+	if d, ok := w.(interface{ SetWriteDeadline(time.Time) error }); ok && d.SetWriteDeadline(aLongTimeAgo()) == nil {
+		return
+	}
+	if c, ok := w.(io.Closer); ok {
+		c.Close()
+	}
+}
+
+func resetWriteDeadline(w io.Writer) {
+	if d, ok := w.(interface{ SetWriteDeadline(time.Time) error }); ok {
+		d.SetWriteDeadline(time.Time{})
+	}
+}

@@ -1,0 +1,75 @@
+package bridge
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// JSON-RPC and LSP constants the bridge uses when it speaks for itself.
+const (
+	codeInvalidRequest = -32600
+	codeMethodNotFound = -32601
+
+	// Message types of window/showMessage and window/logMessage.
+	MessageError   = 1
+	MessageWarning = 2
+	MessageInfo    = 3
+
+	// ErrorCodeFrameTooLarge is data.code of the answer to an oversized frame.
+	ErrorCodeFrameTooLarge = "frame_too_large"
+	// ErrorCodeTooManyConnections names the refusal of a connection over
+	// MaxConnections in the daemon's log and the showMessage text.
+	ErrorCodeTooManyConnections = "too_many_connections"
+)
+
+// notification encodes a JSON-RPC notification body. Params are plain
+// values built here, so marshalling cannot fail.
+func notification(method string, params any) []byte {
+	body, err := json.Marshal(struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		Params  any    `json:"params"`
+	}{"2.0", method, params})
+	if err != nil {
+		panic(fmt.Sprintf("encode %s: %v", method, err))
+	}
+	return body
+}
+
+type messageParams struct {
+	Type    int    `json:"type"`
+	Message string `json:"message"`
+}
+
+func showMessage(typ int, text string) []byte {
+	return notification("window/showMessage", messageParams{typ, text})
+}
+
+func logMessage(typ int, text string) []byte {
+	return notification("window/logMessage", messageParams{typ, text})
+}
+
+// frameTooLargeAnswer is the error answer to a frame that was skipped unread.
+// Its id is null because the id was in the part nobody read.
+func frameTooLargeAnswer(length int64, limit int) []byte {
+	body, err := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      nil,
+		"error": map[string]any{
+			"code":    codeInvalidRequest,
+			"message": frameTooLargeText(length, limit),
+			"data":    map[string]any{"code": ErrorCodeFrameTooLarge, "limit": limit},
+		},
+	})
+	if err != nil {
+		panic(fmt.Sprintf("encode frame_too_large: %v", err))
+	}
+	return body
+}
+
+func frameTooLargeText(length int64, limit int) string {
+	if length < 0 {
+		return fmt.Sprintf("frame exceeds maxClientFrameBytes (%d)", limit)
+	}
+	return fmt.Sprintf("frame of %d bytes exceeds maxClientFrameBytes (%d)", length, limit)
+}
