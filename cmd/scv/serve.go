@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"scv/bridge"
 	"scv/lsp"
 	"scv/runtime/config"
 )
@@ -57,12 +58,45 @@ type stdio struct {
 
 func (stdio) Close() error { return os.Stdin.Close() }
 
+// runLSP serves an editor on stdio: forwarded to the shared daemon when the
+// daemon mode says so, in-process otherwise.
 func runLSP(args []string) int {
 	fs := flag.NewFlagSet("scv lsp", flag.ContinueOnError)
 	var f sessionFlags
 	f.register(fs)
+	daemonMode := fs.String("daemon", "auto", "auto: use a running daemon; never: serve in-process; required: start the daemon if needed")
+	noDaemon := fs.Bool("no-daemon", false, "same as --daemon=never")
+	socketFlag := fs.String("socket", "", "daemon socket (default $SCV_SOCKET or $SCV_HOME/server.sock)")
 	if fs.Parse(args) != nil {
 		return 2
+	}
+	mode, err := bridge.ResolveMode(*daemonMode, *noDaemon)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
+		return 2
+	}
+	socket, err := bridge.SocketPath(*socketFlag)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
+		return 1
+	}
+	daemon, err := bridge.Dial(mode, socket, func() error {
+		logPath, err := bridge.LogPath()
+		if err != nil {
+			return err
+		}
+		return bridge.StartDaemon(socket, logPath)
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
+		return 1
+	}
+	if daemon != nil {
+		if err := bridge.Forward(context.Background(), os.Stdin, os.Stdout, daemon, bridge.DefaultLimits()); err != nil {
+			fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
+			return 1
+		}
+		return 0
 	}
 	opts, err := serverOptions(lsp.ModeStdio, f.overrides())
 	if err != nil {
