@@ -65,6 +65,9 @@ M.errors = {
   turn_active = "turn_active",
 }
 
+-- The code of errors this client makes up itself (server not running, …).
+M.CLIENT_ERROR = -32099
+
 --- The machine-readable code of a JSON-RPC error object, if it has one.
 ---@param err table|nil
 ---@return string|nil
@@ -91,7 +94,7 @@ function M.error_text(err)
   if code then
     return string.format("%s (%s)", msg, code)
   end
-  if err.code then
+  if err.code and err.code ~= M.CLIENT_ERROR then
     return string.format("%s (%s)", msg, tostring(err.code))
   end
   return msg

@@ -64,6 +64,11 @@ function Transcript:reset()
   self.full = true
 end
 
+--- The next take_edit redraws everything (the buffer was replaced).
+function Transcript:mark_full()
+  self.full = true
+end
+
 --- Number of lines the whole transcript renders to.
 function Transcript:line_count()
   local n = 0

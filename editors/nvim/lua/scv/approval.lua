@@ -1,0 +1,198 @@
+-- Approval prompts: one at a time through vim.ui.select (so any picker the
+-- user installed is used), with the edit's diff in a floating window beside
+-- it. A prompt whose approval was resolved elsewhere is closed, and its late
+-- answer is ignored.
+local M = {}
+
+M.CHOICES = {
+  { label = "Approve", decision = "approve" },
+  { label = "Deny", decision = "deny" },
+  { label = "Approve for session", decision = "approve-session" },
+}
+
+-- The diff float never takes more of the editor than this share.
+M.FLOAT_WIDTH_SHARE = 0.5
+M.FLOAT_HEIGHT_SHARE = 0.7
+
+local Approvals = {}
+Approvals.__index = Approvals
+
+---@param o table resolve fun(approval, decision, done), notify fun(msg, level)
+function M.new(o)
+  return setmetatable({ o = o, active = nil, dismissed = {}, answered = {} }, Approvals)
+end
+
+local function is_diff(a)
+  local s = a.summary or ""
+  return a.name == "edit_file" or a.name == "write_file" or s:find("\n@@", 1, true) ~= nil or s:find("^%-%-%- ") ~= nil
+end
+
+local function summary_lines(a)
+  local s = a.summary or ""
+  if s:sub(-1) == "\n" then
+    s = s:sub(1, -2)
+  end
+  return vim.split(s, "\n", { plain = true })
+end
+
+local function open_float(a)
+  local lines = summary_lines(a)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].filetype = is_diff(a) and "diff" or "sh"
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].bufhidden = "wipe"
+  local columns, rows = vim.o.columns, vim.o.lines
+  local width = math.max(20, math.floor(columns * M.FLOAT_WIDTH_SHARE) - 2)
+  local height = math.max(1, math.min(#lines, math.floor(rows * M.FLOAT_HEIGHT_SHARE)))
+  local ok, win = pcall(vim.api.nvim_open_win, buf, false, {
+    relative = "editor",
+    row = 1,
+    col = math.max(0, columns - width - 2),
+    width = width,
+    height = height,
+    style = "minimal",
+    border = "rounded",
+    focusable = true,
+  })
+  if not ok then
+    return nil
+  end
+  return win
+end
+
+local function float_windows()
+  local set = {}
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(w).relative ~= "" then
+      set[w] = true
+    end
+  end
+  return set
+end
+
+local function close_win(win)
+  if win and vim.api.nvim_win_is_valid(win) then
+    pcall(vim.api.nvim_win_close, win, true)
+  end
+end
+
+function Approvals:_close_active()
+  local act = self.active
+  if act == nil then
+    return
+  end
+  self.active = nil
+  act.stale = true
+  close_win(act.diff_win)
+  -- pickers that draw floating windows (dressing, telescope, snacks …) are
+  -- closed with them; the builtin inputlist has no window to close
+  for w in pairs(act.picker_wins or {}) do
+    close_win(w)
+  end
+end
+
+function Approvals:_prompt(a)
+  local act = { approval = a, stale = false }
+  self.active = act
+  local before = float_windows()
+  act.diff_win = open_float(a)
+  before[act.diff_win or -1] = true
+  local title = string.format("scv wants to run %s (%s risk)", a.name or "a tool", a.risk or "?")
+  local first = summary_lines(a)[1] or ""
+  if not is_diff(a) and first ~= "" then
+    title = title .. ": " .. first
+  end
+  -- the builtin select blocks: draw the float before it asks
+  pcall(vim.cmd, "redraw")
+  vim.ui.select(M.CHOICES, {
+    prompt = title,
+    kind = "scv.approval",
+    format_item = function(item)
+      return item.label
+    end,
+  }, function(choice)
+    vim.schedule(function()
+      self:_answer(act, choice)
+    end)
+  end)
+  if not act.stale then
+    act.picker_wins = {}
+    for w in pairs(float_windows()) do
+      if not before[w] then
+        act.picker_wins[w] = true
+      end
+    end
+  end
+end
+
+function Approvals:_answer(act, choice)
+  if act.stale then
+    return
+  end
+  if self.active == act then
+    self:_close_active()
+  end
+  local id = act.approval.approvalId
+  if choice == nil then
+    self.dismissed[id] = true
+    self.o.notify("scv: approval left pending; answer it with :Scv approve", vim.log.levels.INFO)
+  else
+    self.answered[id] = true
+    self.o.resolve(act.approval, choice.decision)
+  end
+  self.o.reconcile()
+end
+
+--- Prompt for the first pending approval that is neither being asked,
+--- answered, nor dismissed by the user.
+---@param pending table[] the session's pending approvals, oldest first
+function Approvals:reconcile(pending)
+  if self.active then
+    return
+  end
+  for _, a in ipairs(pending) do
+    if not self.answered[a.approvalId] and not self.dismissed[a.approvalId] then
+      self:_prompt(a)
+      return
+    end
+  end
+end
+
+--- Ask again for approvals the user dismissed.
+function Approvals:retry(pending)
+  self.dismissed = {}
+  self:reconcile(pending)
+end
+
+--- The approval was resolved (here or elsewhere): close its prompt.
+function Approvals:resolved(approval_id, decision)
+  self.answered[approval_id] = nil
+  self.dismissed[approval_id] = nil
+  local act = self.active
+  if act and act.approval.approvalId == approval_id then
+    self:_close_active()
+    self.o.notify(
+      string.format("scv: approval for %s resolved elsewhere (%s)", act.approval.name or "tool", tostring(decision)),
+      vim.log.levels.INFO
+    )
+  end
+end
+
+--- An answer could not be delivered; ask again on the next reconcile.
+function Approvals:unanswered(approval_id)
+  self.answered[approval_id] = nil
+end
+
+--- Drop every prompt (session detached or closed).
+function Approvals:reset()
+  self:_close_active()
+  self.dismissed, self.answered = {}, {}
+end
+
+--- The approval being asked, if any.
+function Approvals:current()
+  return self.active and self.active.approval or nil
+end
+
+return M

@@ -1,0 +1,179 @@
+-- The :Scv command: one command, sub-commands with completion.
+local M = {}
+
+local function utf16_len(line)
+  local _, u16 = vim.str_utfindex(line)
+  return u16
+end
+
+--- The context entry for lines line1..line2 of a buffer: its file URI, the
+--- range (LSP positions, UTF-16 columns) and the text itself.
+---@return table|nil context, string|nil err
+function M.range_context(buf, line1, line2)
+  local name = vim.api.nvim_buf_get_name(buf)
+  if name == "" then
+    return nil, "scv: the selection's buffer has no file name to send as context"
+  end
+  local lines = vim.api.nvim_buf_get_lines(buf, line1 - 1, line2, false)
+  local last = lines[#lines] or ""
+  return {
+    {
+      uri = vim.uri_from_bufnr(buf),
+      range = {
+        start = { line = line1 - 1, character = 0 },
+        ["end"] = { line = line2 - 1, character = utf16_len(last) },
+      },
+      text = table.concat(lines, "\n"),
+    },
+  }
+end
+
+-- Each sub-command: run(ctl, rest, cmd_opts) and a one-line description
+-- (shown by :Scv without arguments and in :help scv-commands).
+M.subcommands = {
+  prompt = {
+    desc = "send a prompt (no text: open the prompt buffer); a range sends the lines as context",
+    run = function(ctl, rest, o)
+      local context
+      if o.range and o.range > 0 then
+        local err
+        context, err = M.range_context(vim.api.nvim_get_current_buf(), o.line1, o.line2)
+        if context == nil then
+          ctl:notify(err, vim.log.levels.ERROR)
+          return
+        end
+      end
+      ctl:prompt(rest, context)
+    end,
+  },
+  cancel = {
+    desc = "cancel the running turn",
+    run = function(ctl)
+      ctl:cancel()
+    end,
+  },
+  queue = {
+    desc = "edit the queue in a buffer; :w sends the changes",
+    run = function(ctl)
+      ctl:open_queue()
+    end,
+  },
+  pause = {
+    desc = "pause the session: queued prompts wait",
+    run = function(ctl)
+      ctl:pause(true)
+    end,
+  },
+  resume = {
+    desc = "resume a paused session",
+    run = function(ctl)
+      ctl:pause(false)
+    end,
+  },
+  clear = {
+    desc = "empty the session's history and queue",
+    run = function(ctl)
+      ctl:clear()
+    end,
+  },
+  attach = {
+    desc = "attach to a session of the server (picked from a list)",
+    run = function(ctl, rest)
+      ctl:pick_session(vim.trim(rest or ""))
+    end,
+    complete = function(ctl)
+      local ids = {}
+      for _, s in ipairs(ctl and ctl.last_sessions or {}) do
+        ids[#ids + 1] = s.sessionId
+      end
+      return ids
+    end,
+  },
+  status = {
+    desc = "show the server, session, queue and approvals",
+    run = function(ctl)
+      vim.notify(table.concat(ctl:describe(), "\n"), vim.log.levels.INFO)
+    end,
+  },
+  log = {
+    desc = "show the plugin's log",
+    run = function(ctl)
+      ctl:show_log()
+    end,
+  },
+  open = {
+    desc = "show the transcript of the current session",
+    run = function(ctl)
+      ctl:open()
+    end,
+  },
+  approve = {
+    desc = "ask again for approvals that were dismissed",
+    run = function(ctl)
+      ctl:approve()
+    end,
+  },
+  stop = {
+    desc = "stop the server",
+    run = function(ctl)
+      ctl:stop()
+    end,
+  },
+}
+
+function M.names()
+  local names = vim.tbl_keys(M.subcommands)
+  table.sort(names)
+  return names
+end
+
+local function usage()
+  return "usage: :Scv {" .. table.concat(M.names(), "|") .. "} …"
+end
+
+--- The :Scv handler.
+function M.run(o)
+  local ctl = require("scv").instance()
+  if ctl == nil then
+    vim.notify("scv: call require('scv').setup() first", vim.log.levels.ERROR)
+    return
+  end
+  local name, rest = (o.args or ""):match("^%s*(%S+)%s*(.-)%s*$")
+  if name == nil then
+    vim.notify("scv: " .. usage(), vim.log.levels.INFO)
+    return
+  end
+  local sub = M.subcommands[name]
+  if sub == nil then
+    vim.notify(string.format("scv: unknown sub-command '%s'; %s", name, usage()), vim.log.levels.ERROR)
+    return
+  end
+  sub.run(ctl, rest, o)
+end
+
+--- Completion of :Scv arguments.
+function M.complete(arglead, cmdline, cursorpos)
+  local before = cmdline:sub(1, cursorpos)
+  local words = vim.split(vim.trim((before:gsub("^%s*%S*Scv!?", "", 1))), "%s+")
+  local done_words = #words
+  if before:match("%s$") then
+    done_words = done_words + 1
+  end
+  if words[1] == "" then
+    done_words = 1
+  end
+  if done_words <= 1 then
+    return vim.tbl_filter(function(n)
+      return n:sub(1, #arglead) == arglead
+    end, M.names())
+  end
+  local sub = M.subcommands[words[1]]
+  if sub and sub.complete and done_words == 2 then
+    return vim.tbl_filter(function(n)
+      return n:sub(1, #arglead) == arglead
+    end, sub.complete(require("scv").instance()))
+  end
+  return {}
+end
+
+return M

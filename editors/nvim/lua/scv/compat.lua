@@ -1,0 +1,54 @@
+-- The few editor APIs that differ between Neovim 0.7 and current releases,
+-- chosen by feature detection rather than by version where possible.
+local M = {}
+
+M.uv = vim.uv or vim.loop
+
+-- Neovim 0.11 made client methods colon-called (client:request); earlier
+-- releases call them with a dot.
+local colon_methods = vim.fn.has("nvim-0.11") == 1
+
+--- Call a method of an LSP client object.
+function M.call(client, method, ...)
+  if colon_methods then
+    return client[method](client, ...)
+  end
+  return client[method](...)
+end
+
+--- Start an LSP client that is attached to no buffer for text features.
+--- vim.lsp.start exists from 0.8; from 0.11 it honours attach = false. Where
+--- it would attach anyway it is given a hidden scratch buffer of our own
+--- (`anchor`), so no user buffer ever talks to scv.
+---@param config table
+---@param anchor function returns the scratch buffer
+---@return integer|nil client_id
+function M.start_client(config, anchor)
+  if type(vim.lsp.start) == "function" then
+    return vim.lsp.start(config, {
+      attach = false,
+      bufnr = anchor(),
+      reuse_client = function()
+        return false
+      end,
+    })
+  end
+  return vim.lsp.start_client(config)
+end
+
+--- The health reporting functions of this release.
+function M.health()
+  local h = vim.health
+  if h == nil or (h.start == nil and h.report_start == nil) then
+    h = require("health")
+  end
+  return {
+    start = h.start or h.report_start,
+    ok = h.ok or h.report_ok,
+    warn = h.warn or h.report_warn,
+    error = h.error or h.report_error,
+    info = h.info or h.report_info,
+  }
+end
+
+return M
