@@ -1,0 +1,78 @@
+// package.json contributes every command and setting the extension handles, and
+// the core stays free of `vscode`.
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { APPROVAL_POLICIES } from "../../src/client/protocol";
+
+const root = path.join(__dirname, "..", "..");
+const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+
+/** Command ids registered in src/commands (each command file declares `id: "scv.…"`). */
+function registeredCommands(): string[] {
+  const dir = path.join(root, "src", "commands");
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".ts"))
+    .flatMap((f) => [...readFileSync(path.join(dir, f), "utf8").matchAll(/\bid: "(scv\.[\w.]+)"/g)].map((m) => m[1]))
+    .sort();
+}
+
+describe("package.json", () => {
+  const contributed: Array<{ command: string; title: string }> = pkg.contributes.commands;
+
+  it("contributes exactly the commands that are registered, each titled “SCV: …”", () => {
+    assert.deepEqual(contributed.map((c) => c.command).sort(), registeredCommands());
+    for (const c of contributed) assert.match(c.title, /^SCV: \S/, c.command);
+  });
+
+  it("has every command the issue names", () => {
+    const titles = contributed.map((c) => c.title);
+    for (const t of [
+      "SCV: New Session",
+      "SCV: Send Prompt",
+      "SCV: Send Selection",
+      "SCV: Cancel Turn",
+      "SCV: Pause Queue",
+      "SCV: Resume Queue",
+      "SCV: Clear Session",
+      "SCV: Attach to Session",
+      "SCV: Show Output",
+    ]) {
+      assert.ok(titles.includes(t), t);
+    }
+  });
+
+  it("contributes the scv.* settings with their values", () => {
+    const props = pkg.contributes.configuration.properties;
+    assert.equal(props["scv.path"].default, "scv");
+    assert.deepEqual(props["scv.daemon"].enum, ["auto", "never", "required"]);
+    assert.deepEqual(props["scv.approvalPolicy"].enum, [...APPROVAL_POLICIES]);
+    assert.equal(props["scv.approvalPolicy"].default, "on-risk");
+    assert.equal(props["scv.model"].type, "string");
+    for (const key of Object.keys(props)) assert.match(key, /^scv\./);
+  });
+
+  it("every menu entry names a contributed command", () => {
+    const ids = new Set(contributed.map((c) => c.command));
+    for (const [menu, entries] of Object.entries(pkg.contributes.menus as Record<string, Array<{ command: string }>>)) {
+      for (const e of entries) assert.ok(ids.has(e.command), `${menu}: ${e.command}`);
+    }
+  });
+
+  it("has the chat webview and the queue tree in their own container", () => {
+    const views = pkg.contributes.views.scv.map((v: { id: string }) => v.id);
+    assert.deepEqual(views, ["scv.chat", "scv.queue"]);
+    assert.equal(pkg.contributes.viewsContainers.activitybar[0].id, "scv");
+  });
+});
+
+describe("architecture", () => {
+  it("src/client does not import vscode", () => {
+    const dir = path.join(root, "src", "client");
+    for (const f of readdirSync(dir)) {
+      const src = readFileSync(path.join(dir, f), "utf8");
+      assert.doesNotMatch(src, /from\s+["']vscode(-languageclient)?[/"']|require\(["']vscode["']\)/, f);
+    }
+  });
+});

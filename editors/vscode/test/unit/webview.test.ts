@@ -1,0 +1,87 @@
+// The webview script in jsdom: it shows what the extension renders and posts the
+// user's clicks and prompts back.
+import assert from "node:assert/strict";
+import path from "node:path";
+import { before, describe, it } from "node:test";
+import * as esbuild from "esbuild";
+import { JSDOM } from "jsdom";
+import { reduceAll } from "../../src/client/reducer";
+import { renderChat, renderDocument } from "../../src/client/render";
+import { load } from "../helpers/fixtures";
+
+let script = "";
+
+before(async () => {
+  const out = await esbuild.build({
+    entryPoints: [path.join(__dirname, "..", "..", "src", "webview", "main.ts")],
+    bundle: true,
+    write: false,
+    format: "iife",
+    platform: "browser",
+  });
+  script = out.outputFiles[0].text;
+});
+
+function boot() {
+  const html = renderDocument({ cspSource: "x:", nonce: "n", scriptUri: "about:blank", styleUri: "about:blank", body: renderChat(undefined) });
+  const { window } = new JSDOM(html.replace(/<script[^>]*><\/script>/, ""), { runScripts: "outside-only" });
+  const posted: any[] = [];
+  let saved: unknown;
+  Object.assign(window, {
+    acquireVsCodeApi: () => ({
+      // Copied out of the window's realm, so deepEqual compares plain values.
+      postMessage: (m: unknown) => posted.push(JSON.parse(JSON.stringify(m))),
+      getState: () => saved,
+      setState: (s: unknown) => (saved = JSON.parse(JSON.stringify(s))),
+    }),
+  });
+  window.eval(script);
+  const render = (html: string) => window.dispatchEvent(new window.MessageEvent("message", { data: { type: "render", html } }));
+  return { window, doc: window.document, posted, render, saved: () => saved };
+}
+
+describe("webview script", () => {
+  const actions = load("full-turn.jsonl");
+  const approvalAt = actions.findIndex((a) => a.type === "event" && a.event.method === "scv/approval/requested");
+  const pending = renderChat(reduceAll(undefined, actions.slice(0, approvalAt + 1)));
+
+  it("says it is ready, then shows what it is sent", () => {
+    const { doc, posted, render } = boot();
+    assert.deepEqual(posted, [{ type: "ready" }]);
+    render(pending);
+    assert.ok(doc.querySelector('#chat .approval[data-approval-id="a1"]'));
+  });
+
+  it("posts the approval button's action and disables it", () => {
+    const { doc, posted, render } = boot();
+    render(pending);
+    const approve = doc.querySelector<HTMLButtonElement>('button[data-action="approve-session"]');
+    approve!.click();
+    assert.deepEqual(posted.at(-1), { type: "action", action: "approve-session", approvalId: "a1" });
+    assert.equal(approve!.disabled, true);
+    doc.querySelector<HTMLButtonElement>('button[data-action="cancel"]')!.click();
+    assert.deepEqual(posted.at(-1), { type: "action", action: "cancel" });
+  });
+
+  it("Enter sends the prompt and clears the box; Shift+Enter does not send", () => {
+    const { window, doc, posted } = boot();
+    const box = doc.querySelector<HTMLTextAreaElement>("#prompt")!;
+    box.value = "first line";
+    box.dispatchEvent(new window.KeyboardEvent("keydown", { key: "Enter", shiftKey: true, bubbles: true }));
+    assert.equal(posted.length, 1);
+    box.value = "  do it  ";
+    box.dispatchEvent(new window.KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }));
+    assert.deepEqual(posted.at(-1), { type: "send", prompt: "do it" });
+    assert.equal(box.value, "");
+    box.dispatchEvent(new window.KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }));
+    assert.equal(posted.length, 2, "an empty box sends nothing");
+  });
+
+  it("keeps the draft in the webview state so it survives the view being hidden", () => {
+    const { window, doc, saved } = boot();
+    const box = doc.querySelector<HTMLTextAreaElement>("#prompt")!;
+    box.value = "half a thought";
+    box.dispatchEvent(new window.Event("input", { bubbles: true }));
+    assert.deepEqual(saved(), { draft: "half a thought", toggled: {} });
+  });
+});
