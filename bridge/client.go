@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"syscall"
 
 	"scv/lsp/wire"
 )
@@ -256,10 +257,13 @@ var ErrConnectionClosed = errors.New("the scv daemon closed the connection")
 
 func (c *Client) finish(readErr error) {
 	c.mu.Lock()
+	// A peer that closes with our input unread makes the read fail with
+	// ECONNRESET instead of EOF; either way the daemon hung up.
+	hungUp := errors.Is(readErr, io.EOF) || errors.Is(readErr, syscall.ECONNRESET)
 	switch {
-	case errors.Is(readErr, io.EOF) && c.lastMessage != "":
+	case hungUp && c.lastMessage != "":
 		c.err = fmt.Errorf("%w: %s", ErrConnectionClosed, c.lastMessage)
-	case errors.Is(readErr, io.EOF):
+	case hungUp:
 		c.err = ErrConnectionClosed
 	case errors.Is(readErr, net.ErrClosed):
 		c.err = net.ErrClosed

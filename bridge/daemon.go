@@ -239,12 +239,28 @@ func (d *daemon) admit(c *net.UnixConn) {
 
 func (d *daemon) refuse(c *net.UnixConn) {
 	defer d.wg.Done()
-	defer c.Close()
 	d.log.Warn("refused a connection", "reason", ErrorCodeTooManyConnections, "limit", d.opts.MaxConnections)
 	msg := fmt.Sprintf("scv daemon: too many connections (the limit is %d); close another editor window or scv client and try again",
 		d.opts.MaxConnections)
-	c.SetWriteDeadline(time.Now().Add(refusalWriteTimeout))
-	c.Write(wire.AppendFrame(nil, showMessage(MessageError, msg)))
+	closeTelling(c, showMessage(MessageError, msg))
+}
+
+// closeTelling sends a last frame, then ends the connection so that the
+// peer reads that frame and a clean EOF: closing a Unix socket with unread
+// input would make the peer's next read fail with "connection reset"
+// instead. What the peer still sends is discarded for at most
+// refusalWriteTimeout.
+func closeTelling(c *net.UnixConn, body []byte) {
+	defer c.Close()
+	deadline := time.Now().Add(refusalWriteTimeout)
+	c.SetDeadline(deadline)
+	if _, err := c.Write(wire.AppendFrame(nil, body)); err != nil {
+		return
+	}
+	if c.CloseWrite() != nil {
+		return
+	}
+	io.Copy(io.Discard, c)
 }
 
 func (d *daemon) handle(c *net.UnixConn) {
@@ -258,12 +274,11 @@ func (d *daemon) handle(c *net.UnixConn) {
 	}()
 	replay, err := readFirstFrame(c, d.opts.HandshakeTimeout, d.opts.MaxFirstFrameBytes)
 	if err != nil {
+		d.log.Info("closed a connection during the handshake", "err", err)
 		var tooLarge *firstFrameTooLargeError
 		if errors.As(err, &tooLarge) {
-			c.SetWriteDeadline(time.Now().Add(refusalWriteTimeout))
-			c.Write(wire.AppendFrame(nil, frameTooLargeAnswer(tooLarge.length, tooLarge.limit)))
+			closeTelling(c, frameTooLargeAnswer(tooLarge.length, tooLarge.limit))
 		}
-		d.log.Info("closed a connection during the handshake", "err", err)
 		return
 	}
 	d.opts.Serve(d.serveCtx, &replayConn{UnixConn: c, pending: replay})

@@ -79,6 +79,10 @@ func Connect(socket string) (*net.UnixConn, error) {
 // called in ModeRequired when no daemon answers; then Dial polls the socket
 // for up to StartTimeout.
 func Dial(mode Mode, socket string, startDaemon func() error) (*net.UnixConn, error) {
+	return dial(mode, socket, startDaemon, StartTimeout)
+}
+
+func dial(mode Mode, socket string, startDaemon func() error, startTimeout time.Duration) (*net.UnixConn, error) {
 	switch mode {
 	case ModeNever:
 		return nil, nil
@@ -98,7 +102,7 @@ func Dial(mode Mode, socket string, startDaemon func() error) (*net.UnixConn, er
 	if err := startDaemon(); err != nil {
 		return nil, fmt.Errorf("start the scv daemon: %w", err)
 	}
-	deadline := time.Now().Add(StartTimeout)
+	deadline := time.Now().Add(startTimeout)
 	wait := minStartPoll
 	for {
 		// Polling is right here: the daemon is another process and says
@@ -108,7 +112,7 @@ func Dial(mode Mode, socket string, startDaemon func() error) (*net.UnixConn, er
 			return c, nil
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("the scv daemon did not answer on %s within %v (see its log): %w", socket, StartTimeout, err)
+			return nil, fmt.Errorf("the scv daemon did not answer on %s within %v (see its log): %w", socket, startTimeout, err)
 		}
 		time.Sleep(wait)
 		wait = min(2*wait, maxStartPoll)

@@ -27,6 +27,9 @@ const waitBound = 10 * time.Second
 //	test/hangup      → closes the connection without answering
 //	test/calls-back  → sends a request to the client and answers with the
 //	                   client's reply to it
+//	test/fail        → a -32000 error with data.code session_not_found
+//	test/never-answers → nothing
+//	scv/daemon/status, scv/session/list → fixed example results
 //	shutdown         → null
 //	exit (notification) → returns
 //	anything else    → {"method":..., "params":...}
@@ -117,6 +120,15 @@ func (s *stubServer) Serve(ctx context.Context, c net.Conn) {
 			c.Close()
 			return
 		case "test/never-answers":
+		case "test/fail":
+			sc.write(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{
+				"code": -32000, "message": "no such session", "data": map[string]any{"code": "session_not_found"}}})
+		case "scv/daemon/status":
+			reply(map[string]any{"mode": "daemon", "pid": os.Getpid(), "version": "test", "uptimeMs": 61000,
+				"socket": "/s.sock", "clients": 2, "sessions": 1})
+		case "scv/session/list":
+			reply(map[string]any{"sessions": []map[string]any{{"sessionId": "s1", "cwd": "/w", "model": "m",
+				"state": "running", "queued": 2, "clients": 1, "createdAt": "2026-11-29T10:00:00Z"}}})
 		case "test/calls-back":
 			id := `"cb-` + string(msg.ID) + `"`
 			pendingCallback[id] = msg.ID
@@ -149,12 +161,17 @@ func (s *stubServer) cancelsSeen() []json.RawMessage {
 // (t.TempDir paths can exceed the 108-byte sun_path limit).
 func tempSocket(t *testing.T) string {
 	t.Helper()
+	return filepath.Join(shortTempDir(t), "home", SocketName)
+}
+
+func shortTempDir(t *testing.T) string {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "scv")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	return filepath.Join(dir, "home", SocketName)
+	return dir
 }
 
 // runningDaemon is a Listener.Run in a goroutine owned by the test.
@@ -256,4 +273,11 @@ func call(t *testing.T, c *Client, method string, params any) json.RawMessage {
 		t.Fatalf("%s: %v", method, err)
 	}
 	return res
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
