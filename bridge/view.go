@@ -1,0 +1,322 @@
+package bridge
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+const (
+	// viewOutputBytes bounds the tool output `scv attach` prints per call.
+	viewOutputBytes = 2000
+	// viewArgumentBytes bounds the tool arguments it prints per call.
+	viewArgumentBytes = 300
+	// viewPromptBytes bounds a queued prompt as printed.
+	viewPromptBytes = 120
+)
+
+// Approval is a pending approval request as `scv attach` shows it.
+type Approval struct {
+	TurnID     string `json:"turnId"`
+	ApprovalID string `json:"approvalId"`
+	CallID     string `json:"callId"`
+	Name       string `json:"name"`
+	Risk       string `json:"risk"`
+	Cwd        string `json:"cwd"`
+	Summary    string `json:"summary"`
+}
+
+// AttachView renders one session's events as text for `scv attach`, and
+// keeps the approvals still waiting for an answer. Events that arrive
+// before the attach's Snapshot has been shown are held back, so the header
+// comes first. Text from the model and tools is stripped of terminal
+// control sequences.
+type AttachView struct {
+	mu        sync.Mutex
+	w         io.Writer
+	shown     bool // the snapshot header is out
+	backlog   [][2]string
+	midLine   bool            // the last write did not end a line
+	streamed  map[string]bool // turns whose deltas were printed
+	approvals []Approval
+	closed    chan struct{}
+	isClosed  bool
+}
+
+// NewAttachView writes to w.
+func NewAttachView(w io.Writer) *AttachView {
+	return &AttachView{w: w, streamed: map[string]bool{}, closed: make(chan struct{})}
+}
+
+// Closed is closed when scv/session/closed arrives.
+func (v *AttachView) Closed() <-chan struct{} { return v.closed }
+
+// PendingApprovals returns the approvals waiting for an answer, oldest first.
+func (v *AttachView) PendingApprovals() []Approval {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return append([]Approval(nil), v.approvals...)
+}
+
+// Printf writes a line of the CLI's own, keeping the stream's lines intact.
+func (v *AttachView) Printf(format string, args ...any) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.line(fmt.Sprintf(format, args...))
+}
+
+// Snapshot shows the attach result, then the events held back meanwhile.
+func (v *AttachView) Snapshot(raw json.RawMessage) error {
+	var s struct {
+		SessionID string `json:"sessionId"`
+		Cwd       string `json:"cwd"`
+		Model     string `json:"model"`
+		State     string `json:"state"`
+		TurnID    string `json:"turnId"`
+		Queue     struct {
+			Entries []json.RawMessage `json:"entries"`
+			Paused  bool              `json:"paused"`
+		} `json:"queue"`
+		PendingApprovals []Approval `json:"pendingApprovals"`
+		Seq              uint64     `json:"seq"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return fmt.Errorf("decode the session snapshot: %w", err)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.line(fmt.Sprintf("session %s  model %s  cwd %s", clean(s.SessionID), clean(s.Model), clean(s.Cwd)))
+	state := s.State
+	if s.TurnID != "" {
+		state += " (turn " + clean(s.TurnID) + ")"
+	}
+	queue := fmt.Sprintf("%d queued", len(s.Queue.Entries))
+	if s.Queue.Paused {
+		queue += ", paused"
+	}
+	v.line(fmt.Sprintf("state %s, %s, last event %d; replaying what the daemon still holds", state, queue, s.Seq))
+	v.shown = true
+	backlog := v.backlog
+	v.backlog = nil
+	for _, ev := range backlog {
+		v.render(ev[0], json.RawMessage(ev[1]))
+	}
+	// Approvals the replay did not show (its ring may have lost them).
+	for _, a := range s.PendingApprovals {
+		v.addApproval(a)
+	}
+	return nil
+}
+
+// Event renders one notification; use it as the Client's onNotify.
+func (v *AttachView) Event(method string, params json.RawMessage) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.shown {
+		v.backlog = append(v.backlog, [2]string{method, string(params)})
+		return
+	}
+	v.render(method, params)
+}
+
+// eventParams holds every field any event carries that the view shows.
+type eventParams struct {
+	TurnID       string                                  `json:"turnId"`
+	QueueID      string                                  `json:"queueId"`
+	Content      string                                  `json:"content"`
+	CallID       string                                  `json:"callId"`
+	Name         string                                  `json:"name"`
+	Arguments    string                                  `json:"arguments"`
+	Success      bool                                    `json:"success"`
+	Output       string                                  `json:"output"`
+	Truncated    bool                                    `json:"truncated"`
+	ApprovalID   string                                  `json:"approvalId"`
+	Decision     string                                  `json:"decision"`
+	BeforeTokens int                                     `json:"beforeTokens"`
+	AfterTokens  int                                     `json:"afterTokens"`
+	Steps        int                                     `json:"steps"`
+	Usage        struct{ InputTokens, OutputTokens int } `json:"usage"`
+	Code         string                                  `json:"code"`
+	Message      string                                  `json:"message"`
+	Entries      []json.RawMessage                       `json:"entries"`
+	Entry        struct{ QueueID, Prompt string }        `json:"entry"`
+	Position     int                                     `json:"position"`
+	Paused       bool                                    `json:"paused"`
+	Missed       uint64                                  `json:"missed"`
+	FirstSeq     uint64                                  `json:"firstAvailableSeq"`
+}
+
+func (v *AttachView) render(method string, raw json.RawMessage) {
+	var p eventParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		v.line(fmt.Sprintf("• %s (undecodable: %v)", clean(method), err))
+		return
+	}
+	switch method {
+	case "scv/turn/started":
+		from := ""
+		if p.QueueID != "" {
+			from = " from queue entry " + clean(p.QueueID)
+		}
+		v.line("── turn " + clean(p.TurnID) + " started" + from)
+	case "scv/assistant/delta":
+		v.streamed[p.TurnID] = true
+		text := clean(p.Content)
+		io.WriteString(v.w, text)
+		if text != "" {
+			v.midLine = !strings.HasSuffix(text, "\n")
+		}
+	case "scv/assistant/completed":
+		if !v.streamed[p.TurnID] {
+			v.line(clean(p.Content))
+		}
+		v.endLine()
+	case "scv/tool/proposed":
+		v.line("• " + clean(p.Name) + " " + clip(clean(p.Arguments), viewArgumentBytes))
+	case "scv/tool/started":
+		v.line("• " + clean(p.Name) + " running")
+	case "scv/tool/completed":
+		status := "done"
+		if !p.Success {
+			status = "failed"
+		}
+		if p.Truncated {
+			status += " (output truncated)"
+		}
+		v.line("• " + clean(p.Name) + " " + status)
+		if out := strings.TrimRight(clip(clean(p.Output), viewOutputBytes), "\n"); out != "" {
+			v.line("  " + strings.ReplaceAll(out, "\n", "\n  "))
+		}
+	case "scv/approval/requested":
+		var a Approval
+		json.Unmarshal(raw, &a)
+		v.addApproval(a)
+	case "scv/approval/resolved":
+		v.dropApprovals(func(a Approval) bool { return a.ApprovalID == p.ApprovalID })
+		v.line("✓ approval " + clean(p.ApprovalID) + ": " + clean(p.Decision))
+	case "scv/context/compacted":
+		v.line(fmt.Sprintf("• context compacted from %d to %d tokens", p.BeforeTokens, p.AfterTokens))
+	case "scv/turn/completed":
+		v.turnEnded(p.TurnID, fmt.Sprintf("completed in %d steps, %d tokens in, %d out", p.Steps, p.Usage.InputTokens, p.Usage.OutputTokens))
+	case "scv/turn/cancelled":
+		v.turnEnded(p.TurnID, "cancelled")
+	case "scv/turn/failed":
+		v.turnEnded(p.TurnID, "failed: "+clean(p.Code)+": "+clean(p.Message))
+	case "scv/queue/snapshot":
+		v.line(fmt.Sprintf("• queue: %d entries%s", len(p.Entries), pausedNote(p.Paused)))
+	case "scv/queue/enqueued":
+		v.line(fmt.Sprintf("• queued %s at %d: %s", clean(p.Entry.QueueID), p.Position, clip(clean(p.Entry.Prompt), viewPromptBytes)))
+	case "scv/queue/updated":
+		v.line(fmt.Sprintf("• queue entry %s edited: %s", clean(p.Entry.QueueID), clip(clean(p.Entry.Prompt), viewPromptBytes)))
+	case "scv/queue/moved":
+		v.line(fmt.Sprintf("• queue entry %s moved to %d", clean(p.QueueID), p.Position))
+	case "scv/queue/removed":
+		v.line("• queue entry " + clean(p.QueueID) + " removed")
+	case "scv/queue/dequeued":
+		v.line("• queue entry " + clean(p.QueueID) + " starts as turn " + clean(p.TurnID))
+	case "scv/session/paused":
+		if p.Paused {
+			v.line("• session paused")
+		} else {
+			v.line("• session resumed")
+		}
+	case "scv/session/cleared":
+		v.line("• session cleared")
+	case "scv/session/closed":
+		v.line("• session closed")
+		if !v.isClosed {
+			v.isClosed = true
+			close(v.closed)
+		}
+	case "scv/session/lagged":
+		v.line(fmt.Sprintf("• this window fell behind and missed %d events", p.Missed))
+	case "scv/session/gap":
+		v.line(fmt.Sprintf("• older events are gone; replay starts at event %d", p.FirstSeq))
+	default:
+		v.line("• " + clean(method) + " " + clip(clean(string(raw)), viewArgumentBytes))
+	}
+}
+
+func pausedNote(paused bool) string {
+	if paused {
+		return " (paused)"
+	}
+	return ""
+}
+
+func (v *AttachView) turnEnded(turnID, how string) {
+	v.endLine()
+	delete(v.streamed, turnID)
+	v.dropApprovals(func(a Approval) bool { return a.TurnID == turnID })
+	v.line("── turn " + clean(turnID) + " " + how)
+}
+
+// addApproval records a request once: the snapshot and the replay may both
+// carry it.
+func (v *AttachView) addApproval(a Approval) {
+	if v.hasApproval(a.ApprovalID) {
+		return
+	}
+	v.approvals = append(v.approvals, a)
+	v.line(fmt.Sprintf("? approval %s: %s (%s) in %s: %s", clean(a.ApprovalID), clean(a.Name), clean(a.Risk), clean(a.Cwd), clean(a.Summary)))
+	v.line("  answer y (approve), s (approve for the session) or n (deny)")
+}
+
+func (v *AttachView) hasApproval(id string) bool {
+	for _, a := range v.approvals {
+		if a.ApprovalID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *AttachView) dropApprovals(drop func(Approval) bool) {
+	kept := v.approvals[:0]
+	for _, a := range v.approvals {
+		if !drop(a) {
+			kept = append(kept, a)
+		}
+	}
+	v.approvals = kept
+}
+
+// line writes s as whole lines, first ending a streamed line in progress.
+func (v *AttachView) line(s string) {
+	v.endLine()
+	io.WriteString(v.w, s+"\n")
+}
+
+func (v *AttachView) endLine() {
+	if v.midLine {
+		io.WriteString(v.w, "\n")
+		v.midLine = false
+	}
+}
+
+// clean removes control characters other than newline and tab, so text
+// from the model or a tool cannot drive the terminal.
+func clean(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
+			return r
+		}
+		return -1
+	}, s)
+}
+
+// clip shortens s to at most limit bytes, on a rune boundary.
+func clip(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

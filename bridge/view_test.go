@@ -1,0 +1,80 @@
+package bridge
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestAttachViewRendersSessionInOrder(t *testing.T) {
+	var out strings.Builder
+	v := NewAttachView(&out)
+	ev := func(method, params string) { v.Event(method, json.RawMessage(params)) }
+	// Replayed events can arrive before the snapshot is shown.
+	ev("scv/turn/started", `{"sessionId":"s1","seq":1,"turnId":"t1"}`)
+	ev("scv/assistant/delta", `{"seq":2,"turnId":"t1","content":"Hel"}`)
+	if out.Len() != 0 {
+		t.Fatalf("printed before the snapshot: %q", out.String())
+	}
+	err := v.Snapshot(json.RawMessage(`{"sessionId":"s1","cwd":"/w","model":"m","state":"running","turnId":"t1",
+		"queue":{"entries":[],"paused":false},"pendingApprovals":[{"turnId":"t1","approvalId":"a1","name":"shell","risk":"exec","cwd":"/w","summary":"rm -rf build"}],"seq":3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev("scv/assistant/delta", `{"seq":4,"turnId":"t1","content":"lo \u001b[2Jworld"}`)
+	ev("scv/approval/requested", `{"seq":5,"turnId":"t1","approvalId":"a1","name":"shell","risk":"exec","cwd":"/w","summary":"rm -rf build"}`)
+	if got := v.PendingApprovals(); len(got) != 1 || got[0].ApprovalID != "a1" {
+		t.Fatalf("pending = %+v", got)
+	}
+	ev("scv/approval/resolved", `{"seq":6,"turnId":"t1","approvalId":"a1","decision":"approve"}`)
+	ev("scv/tool/completed", `{"seq":7,"turnId":"t1","callId":"c","name":"shell","success":true,"output":"ok\n","truncated":false}`)
+	ev("scv/assistant/completed", `{"seq":8,"turnId":"t1","content":"Hello world"}`)
+	ev("scv/turn/completed", `{"seq":9,"turnId":"t1","steps":2,"usage":{"inputTokens":10,"outputTokens":5}}`)
+	ev("scv/session/closed", `{"seq":10}`)
+	select {
+	case <-v.Closed():
+	default:
+		t.Fatal("Closed not signalled")
+	}
+	if len(v.PendingApprovals()) != 0 {
+		t.Fatal("resolved approval still pending")
+	}
+	want := []string{
+		"session s1  model m  cwd /w",
+		"state running (turn t1), 0 queued, last event 3",
+		"── turn t1 started",
+		"Hel\n",
+		// The snapshot's pending approval is shown once the backlog is out.
+		"? approval a1: shell (exec) in /w: rm -rf build",
+		"lo [2Jworld",
+		"✓ approval a1: approve",
+		"• shell done",
+		"  ok",
+		"── turn t1 completed in 2 steps, 10 tokens in, 5 out",
+		"• session closed",
+	}
+	text := out.String()
+	at := 0
+	for _, w := range want {
+		i := strings.Index(text[at:], w)
+		if i < 0 {
+			t.Fatalf("missing %q (in order) in:\n%s", w, text)
+		}
+		at += i + len(w)
+	}
+	if strings.Count(text, "? approval a1") != 1 {
+		t.Fatalf("approval prompt shown more than once:\n%s", text)
+	}
+	if strings.ContainsRune(text, '\x1b') {
+		t.Fatal("a terminal escape reached the output")
+	}
+}
+
+func TestClip(t *testing.T) {
+	if got := clip("héllo", 2); got != "h…" {
+		t.Fatalf("clip = %q", got)
+	}
+	if got := clip("abc", 3); got != "abc" {
+		t.Fatalf("clip = %q", got)
+	}
+}
