@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 
@@ -260,7 +261,7 @@ func (c *conn) notify(method string, params any) {
 // preceded by one scv/session/lagged, so a slow client never slows the
 // session or other clients, and knows to re-sync.
 func (c *conn) Deliver(ev session.Event) {
-	sid := sessionIDOf(ev.Params)
+	sid := ev.SessionID
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if missed := c.lag[sid]; missed > 0 {
@@ -274,26 +275,23 @@ func (c *conn) Deliver(ev session.Event) {
 		}
 		delete(c.lag, sid)
 	}
-	if !c.out.Offer(eventFrame(ev)) {
+	if !c.out.Offer(ev.Frame) {
 		c.lag[sid]++
 	}
 }
 
-func eventFrame(ev session.Event) []byte {
-	body := jsonrpc2.AppendNotification(make([]byte, 0, len(ev.Params)+64), ev.Method, jsonrpc2.RawMessage(ev.Params))
-	return wire.AppendFrame(make([]byte, 0, len(body)+32), body)
-}
-
-// sessionIDOf reads the sessionId that every event's params start with.
-func sessionIDOf(params json.RawMessage) string {
-	const prefix = `{"sessionId":"`
-	if len(params) > len(prefix) && string(params[:len(prefix)]) == prefix {
-		rest := params[len(prefix):]
-		for i, b := range rest {
-			if b == '"' {
-				return string(rest[:i])
-			}
-		}
-	}
-	return ""
+// eventFrame frames an event as a notification in one allocation: the
+// streaming hot path. Method names are plain ASCII, so they need no escaping.
+func eventFrame(method string, params []byte) []byte {
+	const open, mid = `{"jsonrpc":"2.0","method":"`, `","params":`
+	bodyLen := len(open) + len(method) + len(mid) + len(params) + 1
+	frame := make([]byte, 0, bodyLen+32)
+	frame = append(frame, "Content-Length: "...)
+	frame = strconv.AppendInt(frame, int64(bodyLen), 10)
+	frame = append(frame, "\r\n\r\n"...)
+	frame = append(frame, open...)
+	frame = append(frame, method...)
+	frame = append(frame, mid...)
+	frame = append(frame, params...)
+	return append(frame, '}')
 }

@@ -73,7 +73,7 @@ func handleSessionAttach(_ context.Context, c *conn, req *incoming) (any, error)
 		for _, ev := range replay {
 			// Replayed events are owed to this client: queue them whatever
 			// the budget, like a reply.
-			c.out.Push(eventFrame(ev))
+			c.out.Push(ev.Frame)
 		}
 		c.mu.Lock()
 		delete(c.lag, s.ID())

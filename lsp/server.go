@@ -95,7 +95,7 @@ func NewServer(opts Options) *Server {
 		opts:   opts,
 		limits: limits,
 		sessions: session.NewManager(session.Options{
-			Home: opts.Home, Flags: opts.Flags, Getenv: opts.Getenv, Limits: limits,
+			Home: opts.Home, Flags: opts.Flags, Getenv: opts.Getenv, Limits: limits, Frame: eventFrame,
 		}),
 		started: time.Now(),
 		conns:   map[*conn]struct{}{},

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
@@ -109,25 +108,28 @@ func (c *Client) readLoop() {
 	}
 }
 
+// dispatch classifies one frame with jsonrpc2's zero-copy scanner: the
+// client reads every streamed delta, so decoding each into a struct would
+// dominate its cost. body is freshly allocated per frame, so its spans can
+// be kept without copying.
 func (c *Client) dispatch(body []byte) {
-	var msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-		Result json.RawMessage `json:"result"`
-		Error  *Error          `json:"error"`
-	}
-	if json.Unmarshal(body, &msg) != nil {
+	view, err := jsonrpc2.ScanMessageView(body)
+	if err != nil {
 		return
 	}
-	if msg.Method != "" {
-		if len(msg.ID) == 0 && c.onNotify != nil {
-			c.onNotify(Notification{Method: msg.Method, Params: msg.Params})
+	switch view.Kind {
+	case jsonrpc2.MessageViewNotification:
+		if c.onNotify != nil {
+			method, _ := view.MethodString()
+			c.onNotify(Notification{Method: method, Params: json.RawMessage(view.Params)})
 		}
 		return
+	case jsonrpc2.MessageViewResponseResult, jsonrpc2.MessageViewResponseError:
+	default:
+		return
 	}
-	id, err := strconv.ParseInt(string(msg.ID), 10, 64)
-	if err != nil {
+	id, ok := view.ID.Number()
+	if !ok {
 		return // an error for a frame with no id (frame_too_large): no caller waits for it
 	}
 	c.mu.Lock()
@@ -137,11 +139,15 @@ func (c *Client) dispatch(body []byte) {
 	if ch == nil {
 		return
 	}
-	if msg.Error != nil {
-		ch <- response{err: msg.Error}
+	if view.Kind == jsonrpc2.MessageViewResponseError {
+		var e Error
+		if err := json.Unmarshal(view.ErrorRaw, &e); err != nil {
+			e = Error{Code: -32603, Message: "undecodable error response"}
+		}
+		ch <- response{err: &e}
 		return
 	}
-	ch <- response{result: msg.Result}
+	ch <- response{result: json.RawMessage(view.Result)}
 }
 
 // Call sends a request and decodes its result into result (which may be

@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 )
 
 // Notification methods the runtime emits. The lsp package advertises this
@@ -47,21 +48,19 @@ var Notifications = []string{
 // Event is one numbered notification of a session, encoded once and shared by
 // every attached connection.
 type Event struct {
-	Seq    uint64
-	Method string
-	Params json.RawMessage
+	SessionID string
+	Seq       uint64
+	Method    string
+	Params    json.RawMessage
+	// Frame is the event as the transport writes it (Options.Frame), built
+	// once and shared by every attached connection.
+	Frame []byte
 }
 
 // Subscriber receives a session's events. Deliver is called with the
 // session's lock held, in seq order, and must not block.
 type Subscriber interface {
 	Deliver(ev Event)
-}
-
-// header starts every event's params.
-type header struct {
-	SessionID string `json:"sessionId"`
-	Seq       uint64 `json:"seq"`
 }
 
 // QueueEntry is one waiting prompt.
@@ -105,7 +104,7 @@ func (e *eventTooLarge) Error() string {
 // event's own params; sessionId and seq are added here. s.mu must be held.
 func (s *Session) emitLocked(method string, fields any) error {
 	seq := s.seq + 1
-	params, err := encodeParams(header{SessionID: s.id, Seq: seq}, fields)
+	params, err := encodeParams(s.id, seq, fields)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", method, err)
 	}
@@ -113,7 +112,10 @@ func (s *Session) emitLocked(method string, fields any) error {
 		return &eventTooLarge{method: method, size: len(params), limit: s.limits.MaxServerFrameBytes}
 	}
 	s.seq = seq
-	ev := Event{Seq: seq, Method: method, Params: params}
+	ev := Event{SessionID: s.id, Seq: seq, Method: method, Params: params}
+	if s.frame != nil {
+		ev.Frame = s.frame(method, params)
+	}
 	s.ring.push(ev)
 	for sub := range s.subs {
 		sub.Deliver(ev)
@@ -121,27 +123,56 @@ func (s *Session) emitLocked(method string, fields any) error {
 	return nil
 }
 
-// encodeParams writes the header's members followed by fields' members
-// into one JSON object, so every event type needs no copy of the header.
-func encodeParams(h header, fields any) (json.RawMessage, error) {
-	head, err := json.Marshal(h)
-	if err != nil {
-		return nil, err
+// fieldAppender is implemented by the events sent most often (deltas) to
+// encode their members without reflection: the streaming hot path.
+type fieldAppender interface {
+	appendFields(dst []byte) []byte
+}
+
+// encodeParams writes sessionId and seq followed by fields' members into
+// one JSON object, so no event type needs a copy of the header.
+func encodeParams(sessionID string, seq uint64, fields any) (json.RawMessage, error) {
+	out := make([]byte, 0, 96+len(sessionID)+sizeHint(fields))
+	out = append(out, `{"sessionId":`...)
+	out = appendJSONString(out, sessionID)
+	out = append(out, `,"seq":`...)
+	out = strconv.AppendUint(out, seq, 10)
+	switch f := fields.(type) {
+	case nil:
+	case fieldAppender:
+		out = append(out, ',')
+		out = f.appendFields(out)
+	default:
+		rest, err := json.Marshal(fields)
+		if err != nil {
+			return nil, err
+		}
+		if len(rest) > 2 { // not "{}"
+			out = append(out, ',')
+			out = append(out, rest[1:len(rest)-1]...)
+		}
 	}
-	if fields == nil {
-		return head, nil
+	return append(out, '}'), nil
+}
+
+func sizeHint(fields any) int {
+	if d, ok := fields.(deltaFields); ok {
+		return len(d.turnID) + len(d.content) + len(d.content)/8
 	}
-	rest, err := json.Marshal(fields)
-	if err != nil {
-		return nil, err
-	}
-	if len(rest) <= 2 { // "{}"
-		return head, nil
-	}
-	out := make([]byte, 0, len(head)+len(rest))
-	out = append(out, head[:len(head)-1]...)
-	out = append(out, ',')
-	return append(out, rest[1:]...), nil
+	return 64
+}
+
+// deltaFields are the members of scv/assistant/delta and scv/assistant/completed.
+type deltaFields struct {
+	turnID  string
+	content string
+}
+
+func (d deltaFields) appendFields(dst []byte) []byte {
+	dst = append(dst, `"turnId":`...)
+	dst = appendJSONString(dst, d.turnID)
+	dst = append(dst, `,"content":`...)
+	return appendJSONString(dst, d.content)
 }
 
 // ring keeps the last ReplayEvents events for re-attaching connections.

@@ -30,10 +30,7 @@ func (s *Session) runTurn(t *turn) outcome {
 		var text strings.Builder
 		resp, err := s.provider.Stream(t.ctx, req, func(delta string) error {
 			text.WriteString(delta)
-			return s.emitTurn(EvAssistantDelta, struct {
-				TurnID  string `json:"turnId"`
-				Content string `json:"content"`
-			}{t.id, delta})
+			return s.emitTurn(EvAssistantDelta, deltaFields{t.id, delta})
 		})
 		t.usage.InputTokens += resp.Usage.InputTokens
 		t.usage.OutputTokens += resp.Usage.OutputTokens
@@ -51,10 +48,7 @@ func (s *Session) runTurn(t *turn) outcome {
 			content = text.String()
 		}
 		if content != "" {
-			if err := s.emitTurn(EvAssistantCompleted, struct {
-				TurnID  string `json:"turnId"`
-				Content string `json:"content"`
-			}{t.id, content}); err != nil {
+			if err := s.emitTurn(EvAssistantCompleted, deltaFields{t.id, content}); err != nil {
 				return outcome{err: err}
 			}
 		}

@@ -29,6 +29,8 @@ type Options struct {
 	Getenv func(string) string // environment lookup; os.Getenv when nil
 	Limits Limits              // wire limits every Snapshot carries
 	Now    func() time.Time    // clock; time.Now when nil
+	// Frame encodes an event for the wire once, for every subscriber.
+	Frame func(method string, params []byte) []byte
 }
 
 // Manager owns every session of a process.
@@ -161,6 +163,7 @@ func (m *Manager) build(cwd string, cfg config.Config) (*Session, error) {
 		registry:        registry,
 		workspace:       ws,
 		system:          sys.Text,
+		frame:           m.opts.Frame,
 		ctx:             ctx,
 		cancel:          cancel,
 		subs:            map[Subscriber]struct{}{},

@@ -22,6 +22,7 @@ type Session struct {
 	registry  *tools.Registry
 	workspace *tools.Workspace
 	system    string
+	frame     func(method string, params []byte) []byte
 
 	// ctx ends when the session closes; every turn runs under it.
 	ctx    context.Context
