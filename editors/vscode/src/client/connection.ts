@@ -99,14 +99,28 @@ export async function initialize(
 
 /** Typed scv requests and a single stream of scv notifications. */
 export class ScvConnection {
+  private readonly listeners = new Set<(event: ServerEvent) => void>();
+  private subscribed = false;
+
   constructor(private readonly rpc: RpcPeer) {}
 
-  /** Subscribes to every scv notification; the handler sees them in wire order. */
+  /**
+   * Subscribes to every scv notification; handlers see them in wire order.
+   * vscode-jsonrpc keeps one handler per method (a second registration replaces
+   * the first), so this connection registers once and fans out.
+   */
   onEvent(handler: (event: ServerEvent) => void): Disposable {
-    const subs = ALL_NOTIFICATIONS.map((method) =>
-      this.rpc.onNotification(method, (params: any) => handler({ method, params } as ServerEvent)),
-    );
-    return { dispose: () => subs.forEach((s) => s.dispose()) };
+    if (!this.subscribed) {
+      this.subscribed = true;
+      for (const method of ALL_NOTIFICATIONS) {
+        this.rpc.onNotification(method, (params: any) => {
+          const event = { method, params } as ServerEvent;
+          for (const l of [...this.listeners]) l(event);
+        });
+      }
+    }
+    this.listeners.add(handler);
+    return { dispose: () => this.listeners.delete(handler) };
   }
 
   private call<R>(method: string, params?: object): Promise<R> {

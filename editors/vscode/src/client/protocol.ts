@@ -266,7 +266,9 @@ export interface DaemonStatus {
   pid: number;
   version: string;
   uptimeMs: number;
-  socket: string;
+  /** Absent when served in-process. */
+  socket?: string;
   clients: number;
-  sessions: number;
+  /** A count, or the sessions themselves (the spec leaves it open). */
+  sessions: number | SessionInfo[];
 }

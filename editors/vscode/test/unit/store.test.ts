@@ -7,10 +7,13 @@ import { snapshot } from "../helpers/fixtures";
 
 type Handler = (params: any) => unknown;
 
-/** A scripted peer: requests go to per-method handlers; the test emits notifications. */
+/**
+ * A scripted peer: requests go to per-method handlers; the test emits
+ * notifications. Like vscode-jsonrpc, it keeps one handler per method.
+ */
 class FakePeer implements RpcPeer {
   readonly calls: Array<{ method: string; params: any }> = [];
-  private readonly subs = new Map<string, Set<(p: any) => void>>();
+  private readonly subs = new Map<string, (p: any) => void>();
   constructor(readonly handlers: Record<string, Handler>) {}
 
   async sendRequest<R>(method: string, params?: unknown): Promise<R> {
@@ -21,13 +24,12 @@ class FakePeer implements RpcPeer {
   }
 
   onNotification(method: string, handler: (params: any) => void): Disposable {
-    if (!this.subs.has(method)) this.subs.set(method, new Set());
-    this.subs.get(method)!.add(handler);
-    return { dispose: () => this.subs.get(method)?.delete(handler) };
+    this.subs.set(method, handler);
+    return { dispose: () => this.subs.delete(method) };
   }
 
   emit(method: string, params: Record<string, unknown>): void {
-    for (const h of this.subs.get(method) ?? []) h(params);
+    this.subs.get(method)?.(params);
   }
 
   called(method: string) {
@@ -85,6 +87,18 @@ describe("SessionStore", () => {
     assert.ok(turn && turn.kind === "turn");
     assert.deepEqual(turn.blocks, [{ kind: "text", text: "missed text", done: false }]);
     assert.equal(peer.called("scv/session/attach").length, 1);
+  });
+
+  it("two listeners on one connection both see every event", async () => {
+    const peer = new FakePeer({ "scv/session/start": () => snapshot({ seq: 0 }) });
+    const conn = new ScvConnection(peer);
+    const seen: string[] = [];
+    conn.onEvent((e) => seen.push(`a:${e.method}`));
+    const store = new SessionStore(conn);
+    await store.start({ cwd: "/work/demo" });
+    peer.emit("scv/turn/started", { sessionId: "s1", seq: 1, turnId: "t1" });
+    assert.deepEqual(seen, ["a:scv/turn/started"]);
+    assert.equal(store.state!.status, "running");
   });
 
   it("ignores events of sessions it does not follow", async () => {
