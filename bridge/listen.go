@@ -231,3 +231,13 @@ func peerCred(c *net.UnixConn) (*unix.Ucred, error) {
 	}
 	return cred, nil
 }
+
+// PeerPID returns the pid of the process at the other end of c: the daemon
+// itself, or the process relaying the socket (ssh) when it is forwarded.
+func PeerPID(c *net.UnixConn) (int, error) {
+	cred, err := peerCred(c)
+	if err != nil {
+		return 0, err
+	}
+	return int(cred.Pid), nil
+}

@@ -43,8 +43,12 @@ type AttachView struct {
 	midLine   bool            // the last write did not end a line
 	streamed  map[string]bool // turns whose deltas were printed
 	approvals []Approval
-	closed    chan struct{}
-	isClosed  bool
+	// snapshotApprovals wait until the replay reaches replayEnd (the
+	// snapshot's seq), so they are shown where they belong in the history.
+	snapshotApprovals []Approval
+	replayEnd         uint64
+	closed            chan struct{}
+	isClosed          bool
 }
 
 // NewAttachView writes to w.
@@ -100,16 +104,26 @@ func (v *AttachView) Snapshot(raw json.RawMessage) error {
 	}
 	v.line(fmt.Sprintf("state %s, %s, last event %d; replaying what the daemon still holds", state, queue, s.Seq))
 	v.shown = true
+	v.snapshotApprovals = s.PendingApprovals
+	v.replayEnd = s.Seq
+	if s.Seq == 0 {
+		v.replayDone()
+	}
 	backlog := v.backlog
 	v.backlog = nil
 	for _, ev := range backlog {
 		v.render(ev[0], json.RawMessage(ev[1]))
 	}
-	// Approvals the replay did not show (its ring may have lost them).
-	for _, a := range s.PendingApprovals {
+	return nil
+}
+
+// replayDone shows the snapshot's pending approvals that the replay did not
+// (its ring may have lost their requests).
+func (v *AttachView) replayDone() {
+	for _, a := range v.snapshotApprovals {
 		v.addApproval(a)
 	}
-	return nil
+	v.snapshotApprovals = nil
 }
 
 // Event renders one notification; use it as the Client's onNotify.
@@ -125,6 +139,7 @@ func (v *AttachView) Event(method string, params json.RawMessage) {
 
 // eventParams holds every field any event carries that the view shows.
 type eventParams struct {
+	Seq          uint64                                  `json:"seq"`
 	TurnID       string                                  `json:"turnId"`
 	QueueID      string                                  `json:"queueId"`
 	Content      string                                  `json:"content"`
@@ -156,6 +171,13 @@ func (v *AttachView) render(method string, raw json.RawMessage) {
 		v.line(fmt.Sprintf("• %s (undecodable: %v)", clean(method), err))
 		return
 	}
+	v.renderEvent(method, raw, &p)
+	if v.snapshotApprovals != nil && p.Seq >= v.replayEnd {
+		v.replayDone()
+	}
+}
+
+func (v *AttachView) renderEvent(method string, raw json.RawMessage, p *eventParams) {
 	switch method {
 	case "scv/turn/started":
 		from := ""
@@ -262,7 +284,7 @@ func (v *AttachView) addApproval(a Approval) {
 		return
 	}
 	v.approvals = append(v.approvals, a)
-	v.line(fmt.Sprintf("? approval %s: %s (%s) in %s: %s", clean(a.ApprovalID), clean(a.Name), clean(a.Risk), clean(a.Cwd), clean(a.Summary)))
+	v.line(fmt.Sprintf("? approval %s: %s (%s) in %s: %s", clean(a.ApprovalID), clean(a.Name), clean(a.Risk), clean(a.Cwd), strings.TrimRight(clean(a.Summary), "\n")))
 	v.line("  answer y (approve), s (approve for the session) or n (deny)")
 }
 
