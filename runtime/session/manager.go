@@ -195,13 +195,19 @@ func (m *Manager) newProvider(cfg config.Config) (provider.Provider, error) {
 		if err := cfg.CheckCredentials(m.opts.Getenv, m.opts.Home); err != nil {
 			return nil, errorf(CodeProviderNotConfigured, "%v", err)
 		}
+		// The config has applied its own default already, so its 0 means
+		// "no retries"; the provider reads 0 as "its default" and -1 as none.
+		retries := cfg.Provider.MaxRetries
+		if retries == 0 {
+			retries = -1
+		}
 		p, err := provider.NewOpenAI(provider.OpenAIOptions{
 			BaseURL:    cfg.Provider.BaseURL,
 			APIKey:     cfg.APIKey(m.opts.Getenv),
 			Model:      cfg.Provider.Model,
 			Headers:    cfg.Provider.Headers,
 			Timeout:    time.Duration(cfg.Provider.TimeoutSeconds) * time.Second,
-			MaxRetries: cfg.Provider.MaxRetries,
+			MaxRetries: retries,
 		})
 		if err != nil {
 			return nil, errorf(CodeProviderNotConfigured, "%v", err)
