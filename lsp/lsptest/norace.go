@@ -1,0 +1,5 @@
+//go:build !race
+
+package lsptest
+
+const raceEnabled = false

@@ -1,0 +1,148 @@
+package lsptest
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"scv/runtime/session"
+)
+
+// Note is one notification the editor received.
+type Note struct {
+	Index  int // arrival order on this connection, from 0
+	Method string
+	Params json.RawMessage
+	// Decoded from Params when present.
+	SessionID string
+	Seq       uint64
+	HasSeq    bool
+	TurnID    string
+}
+
+func newNote(index int, method string, params json.RawMessage) Note {
+	n := Note{Index: index, Method: method, Params: params}
+	var head struct {
+		SessionID string  `json:"sessionId"`
+		Seq       *uint64 `json:"seq"`
+		TurnID    string  `json:"turnId"`
+	}
+	if json.Unmarshal(params, &head) == nil {
+		n.SessionID, n.TurnID = head.SessionID, head.TurnID
+		if head.Seq != nil {
+			n.Seq, n.HasSeq = *head.Seq, true
+		}
+	}
+	return n
+}
+
+// Decode unmarshals the params into v.
+func (n Note) Decode(v any) error {
+	if err := json.Unmarshal(n.Params, v); err != nil {
+		return fmt.Errorf("decode %s params %s: %w", n.Method, n.Params, err)
+	}
+	return nil
+}
+
+// Str returns a top-level string member of the params ("" when absent).
+func (n Note) Str(name string) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(n.Params, &m) != nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(m[name], &s) != nil {
+		return ""
+	}
+	return s
+}
+
+func (n Note) String() string {
+	p := string(n.Params)
+	if len(p) > 300 {
+		p = p[:300] + "…"
+	}
+	return fmt.Sprintf("#%d %s %s", n.Index, n.Method, p)
+}
+
+// IsTerminal reports whether method ends a turn.
+func IsTerminal(method string) bool {
+	switch method {
+	case session.EvTurnCompleted, session.EvTurnCancelled, session.EvTurnFailed:
+		return true
+	}
+	return false
+}
+
+// Predicates for AwaitNotification; nil matches everything.
+
+// ForSession matches notifications of one session.
+func ForSession(id string) func(Note) bool {
+	return func(n Note) bool { return n.SessionID == id }
+}
+
+// ForTurn matches notifications of one turn.
+func ForTurn(id string) func(Note) bool {
+	return func(n Note) bool { return n.TurnID == id }
+}
+
+// WithStr matches notifications whose params member name is value.
+func WithStr(name, value string) func(Note) bool {
+	return func(n Note) bool { return n.Str(name) == value }
+}
+
+// All matches when every predicate does.
+func All(preds ...func(Note) bool) func(Note) bool {
+	return func(n Note) bool {
+		for _, p := range preds {
+			if p != nil && !p(n) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// invariants checks, on every arrival, what must hold for any stream of
+// events: per session, seq goes up by exactly one (within a segment that an
+// attach restarts); per turn, at most one terminal event and nothing after
+// it. Violations are collected and reported by the Editor.
+type invariants struct {
+	lastSeq    map[string]uint64 // sessionId → last seq seen in the current segment
+	terminated map[string]Note   // turnId → its terminal event
+	violations []string
+}
+
+func newInvariants() *invariants {
+	return &invariants{lastSeq: map[string]uint64{}, terminated: map[string]Note{}}
+}
+
+// restart begins a new segment for a session: an attach may replay events
+// this connection has seen already.
+func (v *invariants) restart(sessionID string) {
+	delete(v.lastSeq, sessionID)
+	for turn, n := range v.terminated {
+		if n.SessionID == sessionID {
+			delete(v.terminated, turn)
+		}
+	}
+}
+
+func (v *invariants) observe(n Note) {
+	if n.HasSeq && n.SessionID != "" {
+		if last, ok := v.lastSeq[n.SessionID]; ok && n.Seq != last+1 {
+			v.violations = append(v.violations, fmt.Sprintf("session %s: seq %d after %d (want %d) at %s", n.SessionID, n.Seq, last, last+1, n))
+		}
+		v.lastSeq[n.SessionID] = n.Seq
+	}
+	if n.TurnID == "" || !strings.HasPrefix(n.Method, "scv/") {
+		return
+	}
+	if prev, done := v.terminated[n.TurnID]; done {
+		v.violations = append(v.violations, fmt.Sprintf("turn %s: %s after its terminal %s", n.TurnID, n, prev))
+		return
+	}
+	if IsTerminal(n.Method) {
+		v.terminated[n.TurnID] = n
+	}
+}

@@ -1,0 +1,53 @@
+package lsp_test
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"scv/lsp/lsptest"
+)
+
+// dialers are the transports every integration test runs over: the built
+// binary on stdio, and the server in this process over a pipe.
+var dialers []lsptest.Dialer
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "scv-lsp-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	bin, err := lsptest.BuildBinary(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	dialers = []lsptest.Dialer{lsptest.InProcess{}, lsptest.Binary{Path: bin}}
+	return m.Run()
+}
+
+// each runs f once per transport, in parallel subtests, each with its own Env.
+func each(t *testing.T, f func(t *testing.T, env *lsptest.Env)) {
+	t.Helper()
+	t.Parallel()
+	for _, d := range dialers {
+		t.Run(d.Name(), func(t *testing.T) {
+			t.Parallel()
+			f(t, lsptest.NewEnv(t, d))
+		})
+	}
+}
+
+// connect returns an initialized editor on a fresh server of env.
+func connect(t *testing.T, env *lsptest.Env) *lsptest.Editor {
+	t.Helper()
+	ed := env.Connect()
+	ed.Initialize()
+	return ed
+}
