@@ -33,7 +33,18 @@ function M.new(opts)
     anchor_buf = nil,
     last_sessions = {},
     last_status = "",
+    exiting = false,
   }, Controller)
+  -- Neovim stops every LSP client when it quits: that exit is no crash
+  vim.api.nvim_create_autocmd("VimLeavePre", {
+    group = vim.api.nvim_create_augroup("scv_controller", { clear = true }),
+    callback = function()
+      self.exiting = true
+      if self.client then
+        self.client.stopping = true
+      end
+    end,
+  })
   self.approvals = approval.new({
     resolve = function(a, decision)
       self:_resolve(a, decision)
@@ -109,7 +120,7 @@ function Controller:_on_exit(code, signal, expected)
   self.approvals:reset()
   self.starting = nil
   local st = self.state
-  if expected or st == nil then
+  if expected or self.exiting or st == nil then
     self.state = nil
     return
   end

@@ -87,7 +87,7 @@ function State:apply_snapshot(snap, opts)
     self.approvals = {}
     for _, a in ipairs(snap.pendingApprovals or {}) do
       self.approvals[#self.approvals + 1] = a
-      self.approval_calls[a.approvalId] = a.callId
+      self.approval_calls[a.approvalId] = { a.turnId, a.callId }
     end
   end
   if not opts.replay and seq > self.seen_seq then
@@ -170,19 +170,19 @@ end
 
 handlers["scv/tool/proposed"] = function(self, p, _, _, draw)
   if draw then
-    self.transcript:tool(p.callId, { name = p.name, arguments = p.arguments, status = "proposed" })
+    self.transcript:tool(p.turnId, p.callId, { name = p.name, arguments = p.arguments, status = "proposed" })
   end
 end
 
 handlers["scv/tool/started"] = function(self, p, _, _, draw)
   if draw then
-    self.transcript:tool(p.callId, { name = p.name, status = "running" })
+    self.transcript:tool(p.turnId, p.callId, { name = p.name, status = "running" })
   end
 end
 
 handlers["scv/tool/completed"] = function(self, p, _, _, draw)
   if draw then
-    self.transcript:tool(p.callId, {
+    self.transcript:tool(p.turnId, p.callId, {
       name = p.name,
       status = p.success and "done" or "failed",
       success = p.success == true,
@@ -193,14 +193,14 @@ handlers["scv/tool/completed"] = function(self, p, _, _, draw)
 end
 
 handlers["scv/approval/requested"] = function(self, p, fx, live, draw)
-  self.approval_calls[p.approvalId] = p.callId
+  self.approval_calls[p.approvalId] = { p.turnId, p.callId }
   if live and not index_of(self.approvals, "approvalId", p.approvalId) then
     local a = vim.deepcopy(p)
     self.approvals[#self.approvals + 1] = a
     fx[#fx + 1] = { kind = "approval_requested", approval = a }
   end
   if draw then
-    self.transcript:tool(p.callId, { name = p.name, status = "awaiting approval", risk = p.risk })
+    self.transcript:tool(p.turnId, p.callId, { name = p.name, status = "awaiting approval", risk = p.risk })
   end
 end
 
@@ -218,9 +218,9 @@ handlers["scv/approval/resolved"] = function(self, p, fx, live, draw)
     end
     fx[#fx + 1] = { kind = "approval_resolved", approval_id = p.approvalId, decision = p.decision }
   end
-  local call_id = self.approval_calls[p.approvalId]
-  if draw and call_id then
-    self.transcript:tool(call_id, { status = decision_status[p.decision] or tostring(p.decision), decision = p.decision })
+  local call = self.approval_calls[p.approvalId]
+  if draw and call then
+    self.transcript:tool(call[1], call[2], { status = decision_status[p.decision] or tostring(p.decision), decision = p.decision })
   end
 end
 

@@ -285,18 +285,21 @@ local function tool_lines(t)
   return lines
 end
 
---- A tool call; later calls with the same callId update the same block.
+--- A tool call; later calls for the same call of the same turn update the
+--- same block (call ids are only unique within a turn).
+---@param turn_id string
 ---@param call_id string
 ---@param fields table name, arguments, status, risk, decision, output, success, truncated
-function Transcript:tool(call_id, fields)
-  local t = self.tools[call_id]
+function Transcript:tool(turn_id, call_id, fields)
+  local key = tostring(turn_id) .. "\0" .. tostring(call_id)
+  local t = self.tools[key]
   if t == nil then
     t = { call_id = call_id, status = "proposed" }
     for k, v in pairs(fields) do
       t[k] = v
     end
     t.block = self:_push({ kind = "tool", lines = tool_lines(t) })
-    self.tools[call_id] = t
+    self.tools[key] = t
     return
   end
   for k, v in pairs(fields) do

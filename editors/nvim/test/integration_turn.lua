@@ -1,0 +1,200 @@
+-- Integration: turns against the real `scv lsp` with the replay provider —
+-- the transcript buffer, approvals through a stubbed vim.ui.select, context
+-- from a range, the prompt buffer, re-attach.
+local t = dofile(vim.g.scv_test_root .. "/test/harness.lua")
+local it = dofile(vim.g.scv_test_root .. "/test/integ.lua")
+
+it.replay({
+  { text = "Hello " },
+  { text = "from replay" },
+  { tool_call = { id = "c1", name = "edit_file", arguments = { path = "notes.md", old = "a", new = "b" } } },
+  { usage = { input_tokens = 3, output_tokens = 4 } },
+  { stop = true },
+  { text = "Edited." },
+  { usage = { input_tokens = 5, output_tokens = 6 } },
+  { stop = true },
+})
+local notes = it.workspace .. "/notes.md"
+it.write_file(notes, "a\n")
+local seen = it.capture_notify()
+local ctl = it.setup()
+
+local function count(buf, needle)
+  local n = 0
+  for _ in it.text(buf):gmatch(vim.pesc(needle)) do
+    n = n + 1
+  end
+  return n
+end
+
+-- waits for the n-th finished turn in the transcript
+local function wait_turns(n)
+  local buf
+  t.wait(it.TIMEOUT_MS, function()
+    buf = ctl.state and it.buf_by_name("scv://" .. ctl.state.session_id)
+    return buf ~= nil and count(buf, "_usage: ") >= n and ctl.state.run == "idle"
+  end, n .. " finished turns")
+  return buf
+end
+
+local function labels(p)
+  return vim.tbl_map(function(i)
+    return p.opts.format_item(i)
+  end, p.items)
+end
+
+t.test("a full turn streams into scv://<id>; the edit is approved through vim.ui.select beside its diff", function()
+  local prompts = it.stub_select(function()
+    return "Approve"
+  end)
+  vim.cmd("Scv prompt fix the notes")
+  local buf = wait_turns(1)
+  t.eq("markdown", vim.bo[buf].filetype)
+  t.eq("scv://" .. ctl.state.session_id, vim.api.nvim_buf_get_name(buf))
+  local text = it.text(buf)
+  t.contains(text, "## You\nfix the notes")
+  t.contains(text, "Hello from replay")
+  t.contains(text, "▸ edit_file [c1] — done")
+  t.contains(text, "│ decision: approve")
+  t.contains(text, "Edited.")
+  t.contains(text, "_usage: 8 input · 10 output tokens · 2 steps_")
+  t.eq("b\n", it.read_file(notes), "the approved edit ran")
+  t.eq(1, #prompts)
+  t.eq({ "Approve", "Deny", "Approve for session" }, labels(prompts[1]))
+  t.contains(prompts[1].opts.prompt, "edit_file")
+  local diff = table.concat(prompts[1].float_lines, "\n")
+  t.contains(diff, "-a")
+  t.contains(diff, "+b")
+  t.wait(it.TIMEOUT_MS, function()
+    return not vim.api.nvim_win_is_valid(prompts[1].float_win)
+  end, "the diff float to close")
+  t.eq("idle", require("scv").status())
+end)
+
+t.test("tool calls are folded in the transcript window", function()
+  local buf = wait_turns(1)
+  local win = vim.fn.win_findbuf(buf)[1]
+  t.ok(win, "a window shows the transcript")
+  local header
+  for i, l in ipairs(it.lines(buf)) do
+    if l:find("^▸ edit_file") then
+      header = i
+      break
+    end
+  end
+  t.ok(header, "tool header line")
+  vim.api.nvim_win_call(win, function()
+    t.eq(1, vim.fn.foldlevel(header + 1), "the tool body is in a fold")
+    t.eq(header, vim.fn.foldclosed(header + 1), "and the fold is closed")
+  end)
+end)
+
+t.test("deny: the tool does not run and the transcript says so", function()
+  it.write_file(notes, "a\n")
+  it.stub_select(function()
+    return "Deny"
+  end)
+  vim.cmd("Scv prompt try again")
+  local buf = wait_turns(2)
+  t.contains(it.text(buf), "│ decision: deny")
+  t.eq("a\n", it.read_file(notes), "a denied edit changes nothing")
+end)
+
+t.test("approve for session: later calls of the tool are not asked", function()
+  local prompts = it.stub_select(function()
+    return "Approve for session"
+  end)
+  vim.cmd("Scv prompt third")
+  wait_turns(3)
+  t.eq(1, #prompts)
+  t.eq("b\n", it.read_file(notes))
+  it.write_file(notes, "a\n")
+  vim.cmd("Scv prompt fourth")
+  wait_turns(4)
+  t.eq(1, #prompts, "no second prompt")
+  t.eq("b\n", it.read_file(notes), "the edit ran without asking")
+end)
+
+t.test("a range sends the selected lines with their file URI as context", function()
+  local sent
+  local orig = ctl.request
+  ctl.request = function(self, method, params, cb)
+    if method == "scv/turn/start" then
+      sent = params
+    end
+    return orig(self, method, params, cb)
+  end
+  it.write_file(it.workspace .. "/code.txt", "one\ntwo\nthree\n")
+  local transcript_win = vim.api.nvim_get_current_win()
+  vim.cmd("split " .. vim.fn.fnameescape(it.workspace .. "/code.txt"))
+  vim.cmd("2,3Scv prompt explain these")
+  ctl.request = orig
+  wait_turns(5)
+  t.ok(sent, "turn/start was sent")
+  t.eq("explain these", sent.prompt)
+  t.eq(1, #sent.context)
+  local c = sent.context[1]
+  t.eq(vim.uri_from_fname(it.workspace .. "/code.txt"), c.uri)
+  t.eq({ start = { line = 1, character = 0 }, ["end"] = { line = 2, character = 5 } }, c.range)
+  t.eq("two\nthree", c.text)
+  t.eq(nil, next(vim.lsp.buf_get_clients(0)), "the file buffer has no scv client attached")
+  vim.cmd("close")
+  vim.api.nvim_set_current_win(transcript_win)
+end)
+
+t.test(":Scv prompt without text opens a prompt buffer that :w sends", function()
+  vim.cmd("Scv prompt")
+  local buf = vim.api.nvim_get_current_buf()
+  t.eq("scv://prompt", vim.api.nvim_buf_get_name(buf))
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, { "a prompt", "on two lines" })
+  vim.cmd("write")
+  local tbuf = wait_turns(6)
+  t.ok(not vim.api.nvim_buf_is_valid(buf), "the prompt buffer is gone once sent")
+  t.contains(it.text(tbuf), "## You\na prompt\non two lines")
+end)
+
+t.test("re-attach restores the transcript, from this editor's state or from the server's replay", function()
+  local sid = ctl.state.session_id
+  local buf = wait_turns(6)
+  local before = count(buf, "Hello from replay")
+  t.eq(6, before)
+  -- the buffer is wiped; attaching draws it again without repeating events
+  vim.cmd("bwipeout! " .. buf)
+  vim.cmd("Scv attach " .. sid)
+  buf = wait_turns(6)
+  t.eq(6, count(buf, "Hello from replay"))
+  -- a new editor state (as after a restart): everything comes from the replay ring
+  vim.cmd("bwipeout! " .. buf)
+  ctl.states[sid] = nil
+  ctl.views[sid]:dispose()
+  ctl.views[sid] = nil
+  ctl.state = nil
+  vim.cmd("Scv attach " .. sid)
+  buf = wait_turns(6)
+  t.eq(6, count(buf, "Hello from replay"))
+  t.contains(it.text(buf), "│ decision: deny")
+  t.eq(6, count(buf, "▸ edit_file [c1]"), "one tool block per turn")
+  t.eq("idle", require("scv").status())
+end)
+
+t.test(":Scv attach without an id picks from scv/session/list", function()
+  local prompts = it.stub_select(function(items, opts)
+    return opts.format_item(items[1])
+  end)
+  vim.cmd("Scv attach")
+  t.wait(it.TIMEOUT_MS, function()
+    return #prompts == 1
+  end, "the session picker")
+  t.contains(prompts[1].opts.format_item(prompts[1].items[1]), ctl.state.session_id)
+end)
+
+t.test(":Scv status, completion and a second setup()", function()
+  local desc = table.concat(ctl:describe(), "\n")
+  t.contains(desc, "protocol 1")
+  t.contains(desc, "state: idle")
+  t.eq({ "pause", "prompt" }, require("scv.commands").complete("p", "Scv p", 5))
+  t.eq(false, require("scv").setup({}))
+  t.ok(it.notified(seen, "setup() was already called"))
+end)
+
+t.run()
