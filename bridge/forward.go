@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,9 +24,13 @@ const (
 	// EditorGoneFlush bounds how long, after the editor's input ends, the
 	// forwarder keeps relaying the daemon's last answers before closing.
 	EditorGoneFlush = 2 * time.Second
-	// editorWriteGrace is how long a frame already being written to the
-	// editor may take to finish when forwarding ends.
+	// editorWriteGrace is how long the editor gets to take what is queued
+	// for it when forwarding ends.
 	editorWriteGrace = time.Second
+	// ForwardBufferBytes bounds the frames queued for the editor; reading
+	// from the daemon pauses beyond it. While one write to the editor is
+	// under way the next frames gather, so they go out in one write.
+	ForwardBufferBytes = 1 << 20
 )
 
 // Limits are the frame limits the forwarder enforces.
@@ -71,9 +74,11 @@ func Forward(ctx context.Context, editorIn io.Reader, editorOut io.Writer, daemo
 	if limits.MaxClientFrameBytes <= 0 || limits.MaxServerFrameBytes <= 0 {
 		return fmt.Errorf("bridge: frame limits must be positive, got %+v", limits)
 	}
-	f := &forwarder{editorOut: editorOut, daemon: daemon, limits: limits}
+	f := &forwarder{daemon: daemon, limits: limits, out: newEditorQueue(ForwardBufferBytes)}
+	writerDone := make(chan error, 1)
 	upDone := make(chan error, 1)
 	downDone := make(chan error, 1)
+	go func() { writerDone <- f.out.run(editorOut) }()
 	go func() { upDone <- f.up(editorIn) }()
 	go func() { downDone <- f.down() }()
 
@@ -85,25 +90,33 @@ func Forward(ctx context.Context, editorIn io.Reader, editorOut io.Writer, daemo
 	case err := <-downDone:
 		downDone = nil
 		result = f.daemonEnded(err)
+	case <-writerDone: // the editor stopped taking output: it is gone
+		writerDone = nil
+		f.editorGone.Store(true)
 	case <-ctx.Done():
 		f.editorGone.Store(true)
 		result = ctx.Err()
 	}
-	daemon.Close() // wakes a goroutine blocked on the daemon side
+	// Wake whatever still waits: on the daemon, on a full queue, on the editor.
+	daemon.Close()
+	f.out.close()
 	if upDone != nil {
 		interruptRead(editorIn)
 		<-upDone
 		resetReadDeadline(editorIn)
 	}
 	if downDone != nil {
-		// down is either reading the now closed daemon connection or stuck
-		// writing to an editor that stopped reading.
+		<-downDone
+	}
+	if writerDone != nil {
+		// The writer delivers what is queued (the lost-daemon message
+		// among it) unless the editor has stopped reading.
 		timer := time.NewTimer(editorWriteGrace)
 		select {
-		case <-downDone:
+		case <-writerDone:
 		case <-timer.C:
 			interruptWrite(editorOut)
-			<-downDone
+			<-writerDone
 			resetWriteDeadline(editorOut)
 		}
 		timer.Stop()
@@ -155,12 +168,9 @@ func (f *forwarder) waitDown(ctx context.Context, downDone *chan error) (ended b
 }
 
 type forwarder struct {
-	editorOut io.Writer
-	daemon    net.Conn
-	limits    Limits
-
-	outMu  sync.Mutex // one frame at a time to the editor
-	outBuf []byte
+	daemon net.Conn
+	limits Limits
+	out    *editorQueue
 
 	editorGone   atomic.Bool
 	exitSent     atomic.Bool
@@ -257,15 +267,7 @@ func (f *forwarder) down() error {
 	}
 }
 
-func (f *forwarder) toEditor(body []byte) error {
-	f.outMu.Lock()
-	defer f.outMu.Unlock()
-	f.outBuf = wire.AppendFrame(f.outBuf[:0], body)
-	if _, err := f.editorOut.Write(f.outBuf); err != nil {
-		return &editorWriteError{err}
-	}
-	return nil
-}
+func (f *forwarder) toEditor(body []byte) error { return f.out.put(body) }
 
 // daemonEnded turns the end of the daemon side into Forward's result.
 func (f *forwarder) daemonEnded(err error) error {

@@ -341,3 +341,16 @@ func TestForwardEditorGoneThroughAForwardedSocket(t *testing.T) {
 	}
 	waitServed(t, d.stub)
 }
+
+func TestForwardEndsWhenEditorStopsReading(t *testing.T) {
+	d := startDaemon(t, nil)
+	e := startForward(t, d.path, DefaultLimits())
+	// The editor asks for far more than the pipe, the queue and the socket
+	// hold, never reads, and then closes its input.
+	e.send(`{"jsonrpc":"2.0","id":1,"method":"test/burst","params":{"n":200000}}`)
+	e.toIn.Close()
+	if err := e.result(); err != nil {
+		t.Fatalf("Forward = %v, want nil (the editor left)", err)
+	}
+	waitServed(t, d.stub)
+}

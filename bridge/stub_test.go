@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -24,6 +25,7 @@ const waitBound = 10 * time.Second
 //
 //	initialize       → {"capabilities":{}}
 //	test/notify      → sends test/event {"n":params.n} first, then answers
+//	test/burst       → sends params.n delta notifications, then answers
 //	test/hangup      → closes the connection without answering
 //	test/calls-back  → sends a request to the client and answers with the
 //	                   client's reply to it
@@ -116,6 +118,20 @@ func (s *stubServer) Serve(ctx context.Context, c net.Conn) {
 			json.Unmarshal(msg.Params, &p)
 			sc.write(map[string]any{"jsonrpc": "2.0", "method": "test/event", "params": map[string]any{"n": p.N}})
 			reply(map[string]any{"notified": p.N})
+		case "test/burst": // n small notifications in one write, then the answer
+			var p struct {
+				N int `json:"n"`
+			}
+			json.Unmarshal(msg.Params, &p)
+			var out []byte
+			for i := range p.N {
+				out = wire.AppendFrame(out, []byte(`{"jsonrpc":"2.0","method":"scv/assistant/delta","params":{"sessionId":"s1","seq":`+
+					strconv.Itoa(i+1)+`,"turnId":"t1","content":"token "}}`))
+			}
+			sc.mu.Lock()
+			c.Write(out)
+			sc.mu.Unlock()
+			reply(map[string]any{"sent": p.N})
 		case "test/hangup":
 			c.Close()
 			return
