@@ -4,7 +4,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/signal"
 	"sort"
+	"syscall"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -21,9 +23,16 @@ var commands = map[string]command{
 	"demo":    {runDemo, "an offline demo on an embedded script (no API key needed)"},
 	"init":    {runInit, "write a commented config.toml into $SCV_HOME"},
 	"version": {runVersion, "print the version"},
+	"daemon":  {runDaemon, "run the shared daemon on the user's socket"},
+	"status":  {runStatus, "show the daemon: pid, uptime, connections, sessions"},
+	"stop":    {runStop, "stop the daemon gracefully"},
+	"attach":  {runAttach, "follow a daemon session in this terminal and answer its approvals"},
 }
 
 func main() {
+	// An editor that goes away closes our stdout; report that as an error
+	// from the write instead of dying by SIGPIPE.
+	signal.Ignore(syscall.SIGPIPE)
 	if len(os.Args) < 2 {
 		usage()
 		os.Exit(2)

@@ -92,7 +92,7 @@ func runLSP(args []string) int {
 		return 1
 	}
 	if daemon != nil {
-		if err := bridge.Forward(context.Background(), os.Stdin, os.Stdout, daemon, bridge.DefaultLimits()); err != nil {
+		if err := bridge.ForwardStdio(context.Background(), daemon, bridge.DefaultLimits()); err != nil {
 			fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
 			return 1
 		}
