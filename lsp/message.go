@@ -66,7 +66,9 @@ func decode(body []byte) (*incoming, jsonrpc2.ID, *jsonrpc2.Error) {
 	if *env.Method == "" {
 		return nil, id, jsonrpc2.NewError(codeInvalidRequest, `"method" is empty`)
 	}
-	if p := bytes.TrimSpace(env.Params); len(p) > 0 && p[0] != '{' && p[0] != '[' && string(p) != "null" {
+	// A notification is never answered, not even with an error: its
+	// handler ignores params it cannot read.
+	if p := bytes.TrimSpace(env.Params); id.IsValid() && len(p) > 0 && p[0] != '{' && p[0] != '[' && string(p) != "null" {
 		return nil, id, jsonrpc2.NewError(codeInvalidParams, `"params" must be an object`)
 	}
 	return &incoming{id: id, idText: idText, method: *env.Method, params: env.Params, isCall: id.IsValid()}, id, nil
