@@ -308,6 +308,19 @@ func (e *Editor) Frames() int {
 	return e.frames
 }
 
+// Responses returns the responses received at or after frame mark.
+func (e *Editor) Responses(mark int) []Response {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []Response
+	for _, r := range e.responses {
+		if r.Index >= mark {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // AwaitResponse waits for the first response at or after frame mark whose
 // id is the JSON value id ("null" for errors that could not name a request).
 func (e *Editor) AwaitResponse(mark int, id string) Response {
