@@ -24,11 +24,11 @@ func TestClientCallsAndErrors(t *testing.T) {
 		t.Fatalf("error %q does not name the method", err)
 	}
 
-	st, err := c.Status(ctx)
+	st, err := Status(ctx, c)
 	if err != nil || st.Mode != "daemon" || st.UptimeMs != 61000 || st.Clients != 2 {
 		t.Fatalf("Status = %+v, %v", st, err)
 	}
-	ss, err := c.Sessions(ctx)
+	ss, err := Sessions(ctx, c)
 	if err != nil || len(ss) != 1 || ss[0].SessionID != "s1" || ss[0].Queued != 2 {
 		t.Fatalf("Sessions = %+v, %v", ss, err)
 	}

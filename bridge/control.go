@@ -3,41 +3,56 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"net"
+
+	"scv/lsp/client"
+	"scv/runtime/session"
 )
+
+// Client is the JSON-RPC client the CLI commands and tests use to talk to
+// the daemon; it is the project's one client (scv/lsp/client).
+type Client = client.Client
+
+// RPCError is a JSON-RPC error answer.
+type RPCError = client.Error
+
+// ErrConnectionClosed means the daemon hung up.
+var ErrConnectionClosed = client.ErrConnectionClosed
+
+// NewClient starts a client on conn; onNotify (may be nil) receives every
+// notification in order on the client's reading goroutine and must not
+// wait for a Call of the same client.
+func NewClient(conn net.Conn, onNotify func(method string, params json.RawMessage)) *Client {
+	var notify func(client.Notification)
+	if onNotify != nil {
+		notify = func(n client.Notification) { onNotify(n.Method, n.Params) }
+	}
+	return client.New(conn, notify)
+}
 
 // DaemonStatus is the result of scv/daemon/status.
 type DaemonStatus struct {
-	Mode     string `json:"mode"`
-	PID      int    `json:"pid"`
-	Version  string `json:"version"`
-	UptimeMs int64  `json:"uptimeMs"`
-	Socket   string `json:"socket"`
-	Clients  int    `json:"clients"`
-	// Sessions is whatever the server reports (a count); scv status lists
-	// the sessions themselves with scv/session/list.
-	Sessions json.RawMessage `json:"sessions,omitempty"`
+	Mode     string            `json:"mode"`
+	PID      int               `json:"pid"`
+	Version  string            `json:"version"`
+	UptimeMs int64             `json:"uptimeMs"`
+	Socket   string            `json:"socket"`
+	Clients  int               `json:"clients"`
+	Sessions []session.Summary `json:"sessions"`
 }
 
 // SessionSummary is one entry of scv/session/list.
-type SessionSummary struct {
-	SessionID string          `json:"sessionId"`
-	Cwd       string          `json:"cwd"`
-	Model     string          `json:"model"`
-	State     string          `json:"state"`
-	Queued    int             `json:"queued"`
-	Clients   int             `json:"clients"`
-	CreatedAt json.RawMessage `json:"createdAt,omitempty"`
-}
+type SessionSummary = session.Summary
 
 // Status asks the daemon for scv/daemon/status.
-func (c *Client) Status(ctx context.Context) (DaemonStatus, error) {
+func Status(ctx context.Context, c *Client) (DaemonStatus, error) {
 	var st DaemonStatus
 	err := c.Call(ctx, "scv/daemon/status", map[string]any{}, &st)
 	return st, err
 }
 
 // Sessions asks the daemon for scv/session/list.
-func (c *Client) Sessions(ctx context.Context) ([]SessionSummary, error) {
+func Sessions(ctx context.Context, c *Client) ([]SessionSummary, error) {
 	var res struct {
 		Sessions []SessionSummary `json:"sessions"`
 	}

@@ -88,7 +88,11 @@ func (s *stubServer) Serve(ctx context.Context, c net.Conn) {
 			}
 			return
 		}
-		var msg envelope
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
 		if json.Unmarshal(body, &msg) != nil {
 			continue
 		}
@@ -141,7 +145,7 @@ func (s *stubServer) Serve(ctx context.Context, c net.Conn) {
 				"code": -32000, "message": "no such session", "data": map[string]any{"code": "session_not_found"}}})
 		case "scv/daemon/status":
 			reply(map[string]any{"mode": "daemon", "pid": os.Getpid(), "version": "test", "uptimeMs": 61000,
-				"socket": "/s.sock", "clients": 2, "sessions": 1})
+				"socket": "/s.sock", "clients": 2, "sessions": []any{}})
 		case "scv/session/list":
 			reply(map[string]any{"sessions": []map[string]any{{"sessionId": "s1", "cwd": "/w", "model": "m",
 				"state": "running", "queued": 2, "clients": 1, "createdAt": "2026-11-29T10:00:00Z"}}})

@@ -191,11 +191,11 @@ func queryStatus(ctx context.Context, c *bridge.Client) (bridge.DaemonStatus, []
 	if _, err := c.Initialize(ctx, "scv status"); err != nil {
 		return bridge.DaemonStatus{}, nil, err
 	}
-	st, err := c.Status(ctx)
+	st, err := bridge.Status(ctx, c)
 	if err != nil {
 		return st, nil, err
 	}
-	sessions, err := c.Sessions(ctx)
+	sessions, err := bridge.Sessions(ctx, c)
 	return st, sessions, err
 }
 
@@ -241,7 +241,7 @@ func runStop(args []string) int {
 	_, err := c.Initialize(ctx, "scv stop")
 	var st bridge.DaemonStatus
 	if err == nil {
-		st, err = c.Status(ctx)
+		st, err = bridge.Status(ctx, c)
 	}
 	c.Close()
 	switch {
@@ -369,7 +369,7 @@ func (a *attachment) attach(want string) int {
 		fmt.Fprintf(os.Stderr, "scv attach: %v\n", err)
 		return 1
 	}
-	sessions, err := a.c.Sessions(ctx)
+	sessions, err := bridge.Sessions(ctx, a.c)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "scv attach: %v\n", err)
 		return 1

@@ -9,7 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"os"
 	"sync"
+	"syscall"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -26,7 +29,12 @@ type Error struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("%s (%d)", e.Message, e.Code) }
+func (e *Error) Error() string {
+	if c := e.DataCode(); c != "" {
+		return fmt.Sprintf("%s (%s, %d)", e.Message, c, e.Code)
+	}
+	return fmt.Sprintf("%s (%d)", e.Message, e.Code)
+}
 
 // DataCode returns data.code of an application error, or "".
 func (e *Error) DataCode() string {
@@ -54,8 +62,17 @@ type Client struct {
 	nextID  int64
 	pending map[int64]chan response
 	err     error
-	done    chan struct{}
+	// lastMessage is the last window/showMessage text: a server that
+	// refuses a connection says why that way before it hangs up.
+	lastMessage string
+	done        chan struct{}
 }
+
+// ProtocolVersion is the scv protocol version the client asks for.
+const ProtocolVersion = 1
+
+// ErrConnectionClosed means the server hung up.
+var ErrConnectionClosed = errors.New("the scv server closed the connection")
 
 type response struct {
 	result json.RawMessage
@@ -99,13 +116,30 @@ func (c *Client) readLoop() {
 		c.dispatch(body)
 	}
 	c.mu.Lock()
-	c.err = err
+	c.err = closeReason(err, c.lastMessage)
+	err = c.err
 	pending := c.pending
 	c.pending = map[int64]chan response{}
 	c.mu.Unlock()
 	for _, ch := range pending {
-		ch <- response{err: fmt.Errorf("connection closed: %w", err)}
+		ch <- response{err: err}
 	}
+}
+
+// closeReason explains why the read loop ended. A peer that closes with
+// our input unread makes the read fail with ECONNRESET instead of EOF;
+// either way the server hung up.
+func closeReason(readErr error, lastMessage string) error {
+	hungUp := errors.Is(readErr, io.EOF) || errors.Is(readErr, syscall.ECONNRESET) || errors.Is(readErr, io.ErrUnexpectedEOF)
+	switch {
+	case hungUp && lastMessage != "":
+		return fmt.Errorf("%w: %s", ErrConnectionClosed, lastMessage)
+	case hungUp:
+		return ErrConnectionClosed
+	case errors.Is(readErr, net.ErrClosed), errors.Is(readErr, os.ErrClosed):
+		return net.ErrClosed
+	}
+	return fmt.Errorf("read from the scv server: %w", readErr)
 }
 
 // dispatch classifies one frame with jsonrpc2's zero-copy scanner: the
@@ -119,10 +153,31 @@ func (c *Client) dispatch(body []byte) {
 	}
 	switch view.Kind {
 	case jsonrpc2.MessageViewNotification:
+		method, _ := view.MethodString()
+		if method == "window/showMessage" {
+			var p struct {
+				Message string `json:"message"`
+			}
+			if json.Unmarshal(view.Params, &p) == nil {
+				c.mu.Lock()
+				c.lastMessage = p.Message
+				c.mu.Unlock()
+			}
+		}
 		if c.onNotify != nil {
-			method, _ := view.MethodString()
 			c.onNotify(Notification{Method: method, Params: json.RawMessage(view.Params)})
 		}
+		return
+	case jsonrpc2.MessageViewCall:
+		// A request from the server: this client serves none.
+		method, _ := view.MethodString()
+		id := jsonrpc2.NewNumberID(0)
+		if n, ok := view.ID.Number(); ok {
+			id = jsonrpc2.NewNumberID(n)
+		} else if s, ok := view.ID.StringValue(); ok {
+			id = jsonrpc2.NewStringID(s)
+		}
+		_ = c.write(jsonrpc2.AppendResponse(nil, id, nil, jsonrpc2.NewError(-32601, "this client does not handle "+method)))
 		return
 	case jsonrpc2.MessageViewResponseResult, jsonrpc2.MessageViewResponseError:
 	default:
@@ -161,7 +216,7 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
-		return fmt.Errorf("connection closed: %w", c.err)
+		return c.err
 	}
 	c.nextID++
 	id := c.nextID
@@ -176,7 +231,7 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 	select {
 	case resp := <-ch:
 		if resp.err != nil {
-			return resp.err
+			return fmt.Errorf("%s: %w", method, resp.err)
 		}
 		if result != nil && len(resp.result) > 0 {
 			return json.Unmarshal(resp.result, result)
@@ -186,6 +241,26 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 		_ = c.Notify("$/cancelRequest", map[string]int64{"id": id})
 		return ctx.Err()
 	}
+}
+
+// Initialize performs the LSP handshake (initialize, then initialized) and
+// returns the initialize result.
+func (c *Client) Initialize(ctx context.Context, clientName string) (json.RawMessage, error) {
+	params := map[string]any{
+		"processId":             os.Getpid(),
+		"clientInfo":            map[string]any{"name": clientName},
+		"rootUri":               nil,
+		"capabilities":          map[string]any{},
+		"initializationOptions": map[string]any{"scv": map[string]any{"protocolVersion": ProtocolVersion}},
+	}
+	var result json.RawMessage
+	if err := c.Call(ctx, "initialize", params, &result); err != nil {
+		return nil, err
+	}
+	if err := c.Notify("initialized", map[string]any{}); err != nil {
+		return nil, fmt.Errorf("initialized: %w", err)
+	}
+	return result, nil
 }
 
 // Notify sends a notification.
