@@ -1,6 +1,8 @@
 package bridge
 
 import (
+	"scv/runtime/session"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,15 +22,7 @@ const (
 )
 
 // Approval is a pending approval request as `scv attach` shows it.
-type Approval struct {
-	TurnID     string `json:"turnId"`
-	ApprovalID string `json:"approvalId"`
-	CallID     string `json:"callId"`
-	Name       string `json:"name"`
-	Risk       string `json:"risk"`
-	Cwd        string `json:"cwd"`
-	Summary    string `json:"summary"`
-}
+type Approval = session.Approval
 
 // AttachView renders one session's events as text for `scv attach`, and
 // keeps the approvals still waiting for an answer. Events that arrive

@@ -72,25 +72,19 @@ func (s *Session) askApproval(ctx context.Context, t *turn, callID, name string,
 	}
 	p := &pendingApproval{answer: make(chan string, 1)}
 	p.request = ApprovalRequest{
-		SessionID:  s.id,
-		TurnID:     t.id,
-		ApprovalID: uuid.NewString(),
-		CallID:     callID,
-		Name:       name,
-		Risk:       string(risk),
-		Cwd:        s.cwd,
-		Summary:    summary,
+		SessionID: s.id,
+		Seq:       s.seq + 1,
+		Approval: Approval{
+			TurnID:     t.id,
+			ApprovalID: uuid.NewString(),
+			CallID:     callID,
+			Name:       name,
+			Risk:       string(risk),
+			Cwd:        s.cwd,
+			Summary:    summary,
+		},
 	}
-	p.request.Seq = s.seq + 1
-	if err := s.emitLocked(EvApprovalRequested, struct {
-		TurnID     string `json:"turnId"`
-		ApprovalID string `json:"approvalId"`
-		CallID     string `json:"callId"`
-		Name       string `json:"name"`
-		Risk       string `json:"risk"`
-		Cwd        string `json:"cwd"`
-		Summary    string `json:"summary"`
-	}{t.id, p.request.ApprovalID, callID, name, string(risk), s.cwd, summary}); err != nil {
+	if err := s.emitLocked(EvApprovalRequested, p.request.Approval); err != nil {
 		s.mu.Unlock()
 		return false, err
 	}

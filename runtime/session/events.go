@@ -75,11 +75,9 @@ type QueueEntry struct {
 
 func (e QueueEntry) bytes() int { return len(e.Prompt) + len(e.attachments) }
 
-// ApprovalRequest is the params of scv/approval/requested, also listed in
-// a Snapshot's pendingApprovals.
-type ApprovalRequest struct {
-	SessionID  string `json:"sessionId"`
-	Seq        uint64 `json:"seq"`
+// Approval is what an approval prompt shows: the members of
+// scv/approval/requested after sessionId and seq.
+type Approval struct {
 	TurnID     string `json:"turnId"`
 	ApprovalID string `json:"approvalId"`
 	CallID     string `json:"callId"`
@@ -87,6 +85,14 @@ type ApprovalRequest struct {
 	Risk       string `json:"risk"`
 	Cwd        string `json:"cwd"`
 	Summary    string `json:"summary"`
+}
+
+// ApprovalRequest is the params of scv/approval/requested, also listed in
+// a Snapshot's pendingApprovals.
+type ApprovalRequest struct {
+	SessionID string `json:"sessionId"`
+	Seq       uint64 `json:"seq"`
+	Approval
 }
 
 // eventTooLarge means an event's params exceed what one server frame may carry.
