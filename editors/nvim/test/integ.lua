@@ -129,6 +129,17 @@ function M.wait_transcript(t, ctl, needle, timeout)
   return buf
 end
 
+--- Let every callback scheduled so far run (vim.schedule runs in order).
+function M.drain(t)
+  local done = false
+  vim.schedule(function()
+    done = true
+  end)
+  t.wait(M.TIMEOUT_MS, function()
+    return done
+  end, "scheduled callbacks")
+end
+
 --- A direct request through the plugin's connection (as another client or
 --- the test itself would send it); waits for the answer.
 function M.request(t, ctl, method, params)

@@ -10,6 +10,11 @@ M.CHOICES = {
   { label = "Approve for session", decision = "approve-session" },
 }
 
+M.DECISION_LABELS = {}
+for _, c in ipairs(M.CHOICES) do
+  M.DECISION_LABELS[c.decision] = c.label
+end
+
 -- The diff float never takes more of the editor than this share.
 M.FLOAT_WIDTH_SHARE = 0.5
 M.FLOAT_HEIGHT_SHARE = 0.7
@@ -172,10 +177,15 @@ function Approvals:resolved(approval_id, decision)
   local act = self.active
   if act and act.approval.approvalId == approval_id then
     self:_close_active()
-    self.o.notify(
-      string.format("scv: approval for %s resolved elsewhere (%s)", act.approval.name or "tool", tostring(decision)),
-      vim.log.levels.INFO
-    )
+    local name = act.approval.name or "tool"
+    local msg
+    if M.DECISION_LABELS[decision] then
+      msg = string.format("scv: approval for %s resolved elsewhere (%s)", name, decision)
+    else
+      -- cancelled, ended, closed: no one decided, the turn went away
+      msg = string.format("scv: approval for %s ended with its turn (%s)", name, tostring(decision))
+    end
+    self.o.notify(msg, vim.log.levels.INFO)
   end
 end
 

@@ -4,6 +4,7 @@
 -- and comes back as effects for the views.
 local approval = require("scv.approval")
 local client_mod = require("scv.client")
+local compat = require("scv.compat")
 local config = require("scv.config")
 local log_mod = require("scv.log")
 local protocol = require("scv.protocol")
@@ -286,13 +287,29 @@ end
 
 -- ── notifications ───────────────────────────────────────────────────────
 
+-- Statusline updates are coalesced like transcript redraws: a redraw in the
+-- middle of a burst of notifications would run while more are waiting.
 function Controller:_status_changed()
-  local text = self:status_text()
-  if text ~= self.last_status then
-    self.last_status = text
-    pcall(vim.api.nvim_exec_autocmds, "User", { pattern = "ScvStatus", modeline = false })
-    pcall(vim.cmd, "redrawstatus")
+  if self.status_timer == nil then
+    self.status_timer = compat.uv.new_timer()
   end
+  if self.status_scheduled then
+    return
+  end
+  self.status_scheduled = true
+  self.status_timer:start(
+    self.opts.flush_interval_ms,
+    0,
+    vim.schedule_wrap(function()
+      self.status_scheduled = false
+      local text = self:status_text()
+      if text ~= self.last_status then
+        self.last_status = text
+        pcall(vim.api.nvim_exec_autocmds, "User", { pattern = "ScvStatus", modeline = false })
+        pcall(vim.cmd, "redrawstatus")
+      end
+    end)
+  )
 end
 
 function Controller:_reconcile_approvals()

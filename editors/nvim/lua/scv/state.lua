@@ -423,13 +423,18 @@ function State:apply(method, params)
       self.live_seq = seq
     end
   end
-  local before = self:status()
+  local run, approvals, queued, paused, closed = self.run, #self.approvals, #self.queue, self.paused, self.closed
   h(self, params, fx, live, draw)
   if draw then
     fx[#fx + 1] = { kind = "transcript" }
   end
-  local after = self:status()
-  if before.state ~= after.state or before.queued ~= after.queued or before.paused ~= after.paused then
+  if
+    run ~= self.run
+    or approvals ~= #self.approvals
+    or queued ~= #self.queue
+    or paused ~= self.paused
+    or closed ~= self.closed
+  then
     fx[#fx + 1] = { kind = "run" }
   end
   return fx

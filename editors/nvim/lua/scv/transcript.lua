@@ -18,6 +18,18 @@ local function split_lines(text)
   return vim.split(text, "\n", { plain = true })
 end
 
+-- Pieces of a text block's last line wait in `pending` until someone reads
+-- the lines: appending to one long line piece by piece would copy it whole
+-- on every delta.
+local function settle(block)
+  local pending = block.pending
+  if pending and #pending > 0 then
+    local lines = block.lines
+    lines[#lines] = lines[#lines] .. table.concat(pending)
+    block.pending = {}
+  end
+end
+
 function M.new()
   return setmetatable({
     blocks = {},
@@ -71,6 +83,7 @@ end
 
 --- Number of lines the whole transcript renders to.
 function Transcript:line_count()
+  self:_settle_open()
   local n = 0
   for _, b in ipairs(self.blocks) do
     n = n + #b.lines
@@ -80,6 +93,7 @@ end
 
 --- All lines, for a full render.
 function Transcript:all_lines()
+  self:_settle_open()
   local out = {}
   for _, b in ipairs(self.blocks) do
     for _, l in ipairs(b.lines) do
@@ -94,6 +108,7 @@ end
 --- Returns nil when nothing changed.
 ---@return table|nil { first = integer, lines = string[], full = boolean }
 function Transcript:take_edit()
+  self:_settle_open()
   if self.full then
     self.full = false
     self.dirty_block, self.dirty_line = nil, nil
@@ -168,6 +183,7 @@ end
 
 -- Ends a text block with the blank line that separates it from what follows.
 function Transcript:_close_text(block)
+  settle(block)
   block.closed = true
   if block.lines[#block.lines] ~= "" then
     self:_mark(block.index, #block.lines + 1)
@@ -184,9 +200,15 @@ function Transcript:_text_block(turn_id)
     -- something else was drawn after it: the stream goes on in a new block
     self:_close_text(block)
   end
-  block = self:_push({ kind = "assistant", turn_id = turn_id, chunks = {}, lines = { "" } })
+  block = self:_push({ kind = "assistant", turn_id = turn_id, chunks = {}, pending = {}, lines = { "" } })
   self.open_text[turn_id] = block
   return block
+end
+
+function Transcript:_settle_open()
+  for _, block in pairs(self.open_text) do
+    settle(block)
+  end
 end
 
 --- Streamed assistant text.
@@ -197,10 +219,14 @@ function Transcript:delta(turn_id, content)
   local block = self:_text_block(turn_id)
   block.chunks[#block.chunks + 1] = content
   local lines = block.lines
-  local last = #lines
-  self:_mark(block.index, last)
+  self:_mark(block.index, #lines)
+  if not content:find("\n", 1, true) then
+    block.pending[#block.pending + 1] = content
+    return
+  end
+  settle(block)
   local parts = split_lines(content)
-  lines[last] = lines[last] .. parts[1]
+  lines[#lines] = lines[#lines] .. parts[1]
   for i = 2, #parts do
     lines[#lines + 1] = parts[i]
   end
@@ -217,6 +243,7 @@ function Transcript:completed(turn_id, content)
     end
     block = self:_push({ kind = "assistant", turn_id = turn_id, chunks = {}, lines = { "" } })
   end
+  settle(block)
   if table.concat(block.chunks) ~= content then
     block.chunks = { content }
     self:_replace(block, split_lines(content))

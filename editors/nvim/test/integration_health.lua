@@ -1,0 +1,41 @@
+-- Integration: :checkhealth scv against the real binary, and setup()
+-- validation.
+local t = dofile(vim.g.scv_test_root .. "/test/harness.lua")
+local it = dofile(vim.g.scv_test_root .. "/test/integ.lua")
+
+it.replay({ { text = "hi" }, { stop = true } })
+
+t.test("setup() errors name the bad option", function()
+  local cases = {
+    { { daemon = "sometimes" }, "option 'daemon' must be one of auto|never|required" },
+    { { approval_policy = "yolo" }, "option 'approval_policy'" },
+    { { cmd = {} }, "option 'cmd' must be a non-empty list of strings" },
+    { { colour = "red" }, "unknown option 'colour'" },
+    { { transcript = { opn = "split" } }, "unknown option 'transcript.opn'" },
+    { { keymaps = { transcript = { cancel = 3 } } }, "option 'keymaps.transcript.cancel'" },
+    { { keymaps = { global = { ["<leader>x"] = "explode" } } }, 'keymaps.global["<leader>x"] must name a sub-command' },
+  }
+  for _, c in ipairs(cases) do
+    local ok, err = pcall(require("scv").setup, c[1])
+    t.eq(false, ok, vim.inspect(c[1]))
+    t.contains(err, c[2])
+  end
+  t.eq(nil, require("scv").instance(), "a refused setup() leaves the plugin unconfigured")
+end)
+
+t.test(":checkhealth scv reports binary, version, protocol, daemon and config", function()
+  it.setup({ keymaps = { global = { ["<leader>zq"] = "queue" } } })
+  vim.cmd("checkhealth scv")
+  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+  io.stdout:write(text .. "\n")
+  t.contains(text, "OK: setup() was called")
+  t.contains(text, "OK: found " .. it.bin)
+  t.contains(text, "OK: version: scv")
+  t.contains(text, "OK: protocol version 1 (server scv")
+  t.contains(text, "no daemon running")
+  t.contains(text, "OK: user config: " .. it.home .. "/config.toml")
+  t.ok(not text:find("ERROR", 1, true), "no errors")
+  t.eq("<Cmd>Scv queue<CR>", vim.fn.maparg("<leader>zq", "n"))
+end)
+
+t.run()
