@@ -264,6 +264,12 @@ func (c *conn) Deliver(ev session.Event) {
 	sid := ev.SessionID
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if len(c.lag) == 0 {
+		if !c.out.Offer(ev.Frame) {
+			c.lag[sid]++
+		}
+		return
+	}
 	if missed := c.lag[sid]; missed > 0 {
 		lagged, _ := json.Marshal(struct {
 			SessionID string `json:"sessionId"`
