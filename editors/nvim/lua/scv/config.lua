@@ -47,7 +47,7 @@ end
 
 local open_modes = one_of({ "vsplit", "split", "tab", "current" })
 
--- The keys each option table accepts; true marks a nested table.
+-- The keys each option table accepts; a table marks a nested option table.
 local SHAPE = {
   cmd = "list",
   cmd_env = "map",
@@ -62,6 +62,8 @@ local SHAPE = {
     global = "map",
   },
 }
+
+M.SHAPE = SHAPE
 
 -- Unknown keys and tables where values belong are errors naming the key.
 local function check_shape(opts, shape, path)
