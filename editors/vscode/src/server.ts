@@ -11,9 +11,9 @@ import {
   LanguageClientOptions,
   ServerOptions,
   State,
-  TransportKind,
 } from "vscode-languageclient/node";
 import { describeError, Disposable, initializationOptions, RpcPeer, ScvConnection } from "./client/connection";
+import { serverLaunch } from "./client/launch";
 import { SessionStore } from "./client/store";
 import { readSettings } from "./settings";
 
@@ -24,7 +24,7 @@ export const STOP_TIMEOUT_MS = 3000;
 /** Connection errors tolerated before the client shuts the connection down. */
 const MAX_CONNECTION_ERRORS = 3;
 
-class BoundedRestarts implements ErrorHandler {
+export class BoundedRestarts implements ErrorHandler {
   private restarts = 0;
 
   error(_error: Error, _message: unknown, count: number | undefined): ErrorHandlerResult {
@@ -101,12 +101,10 @@ export class ScvServer implements vscode.Disposable {
     await this.stop();
     const settings = readSettings();
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const serverOptions: ServerOptions = {
-      command: settings.path,
-      args: ["lsp", `--daemon=${settings.daemon}`],
-      transport: TransportKind.stdio,
-      options: { cwd: folder },
-    };
+    // No `transport`: with TransportKind.stdio the client would append `--stdio`,
+    // which scv lsp refuses; without it the process is spawned on stdio all the same.
+    const launch = serverLaunch(settings);
+    const serverOptions: ServerOptions = { command: launch.command, args: launch.args, options: { cwd: folder } };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [],
       outputChannel: this.output,

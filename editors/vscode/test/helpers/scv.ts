@@ -8,6 +8,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { createMessageConnection, MessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node";
 import { initialize, InitializeOutcome, ScvConnection } from "../../src/client/connection";
+import { serverLaunch } from "../../src/client/launch";
 import type { ServerEvent } from "../../src/client/protocol";
 import { SessionStore } from "../../src/client/store";
 import type { SessionState } from "../../src/client/state";
@@ -89,7 +90,9 @@ export class ScvProcess {
       mkdirSync(path.dirname(path.join(workspace, rel)), { recursive: true });
       writeFileSync(path.join(workspace, rel), content);
     }
-    const child = spawn(bin, ["lsp", "--daemon=never"], {
+    // The extension's own command line, with the daemon off so the test owns the server.
+    const launch = serverLaunch({ path: bin, daemon: "never" });
+    const child = spawn(launch.command, launch.args, {
       cwd: workspace,
       env: { ...process.env, SCV_HOME: home, SCV_SOCKET: path.join(home, "test.sock") },
       stdio: ["pipe", "pipe", "pipe"],
@@ -204,4 +207,15 @@ export class ScvProcess {
     rmSync(path.dirname(this.home), { recursive: true, force: true });
     return code === "timeout" ? null : code;
   }
+}
+
+/**
+ * With SCV_RECORD=1, writes a sequence seen from the real server to
+ * test/fixtures/recorded/<name> (JSON lines), for the reducer's unit tests.
+ */
+export function recordFixture(name: string, lines: object[]): void {
+  if (process.env.SCV_RECORD !== "1") return;
+  const dir = path.join(__dirname, "..", "fixtures", "recorded");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, name), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
 }

@@ -2,7 +2,7 @@
 // → deltas → tool/proposed → approval/requested → approval/resolve →
 // tool/completed → turn/completed, through the same core the extension uses.
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { JSDOM } from "jsdom";
@@ -10,16 +10,7 @@ import { FakeOpenAI, startFakeOpenAI } from "../fake-openai";
 import { PROTOCOL_VERSION, ALL_NOTIFICATIONS, Methods } from "../../src/client/protocol";
 import { renderChat } from "../../src/client/render";
 import type { ToolBlock, TurnEntry } from "../../src/client/state";
-import { RecordedEvent, ScvProcess } from "../helpers/scv";
-
-/** Set SCV_RECORD=1 to refresh test/fixtures/recorded/ from the real server. */
-function record(name: string, snapshotLine: object, prompt: object | undefined, events: RecordedEvent[]): void {
-  if (process.env.SCV_RECORD !== "1") return;
-  const dir = path.join(__dirname, "..", "fixtures", "recorded");
-  mkdirSync(dir, { recursive: true });
-  const lines = [snapshotLine, ...(prompt ? [prompt] : []), ...events].map((l) => JSON.stringify(l));
-  writeFileSync(path.join(dir, name), lines.join("\n") + "\n");
-}
+import { RecordedEvent, recordFixture, ScvProcess } from "../helpers/scv";
 
 function seqs(events: RecordedEvent[]): number[] {
   return events.map((e) => e.params.seq);
@@ -121,7 +112,7 @@ describe("integration: a full turn with a diff approval", () => {
     const snapshotLine = {
       result: { sessionId: sid, cwd: started.cwd, model: started.model, state: "idle", queue: { entries: [], paused: false }, pendingApprovals: [], seq: 0, contextMaxTokens: started.contextMaxTokens, limits: started.limits },
     };
-    record("full-turn.jsonl", snapshotLine, { prompt: "Please fix the greeting in hello.txt", result }, events);
+    recordFixture("full-turn.jsonl", [snapshotLine, { prompt: "Please fix the greeting in hello.txt", result }, ...events]);
   });
 
   it("a second resolve of the same approval gets approval_not_found", async () => {
