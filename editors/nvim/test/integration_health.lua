@@ -38,4 +38,26 @@ t.test(":checkhealth scv reports binary, version, protocol, daemon and config", 
   t.eq("<Cmd>Scv queue<CR>", vim.fn.maparg("<leader>zq", "n"))
 end)
 
+t.test("a server that dies is restarted; its in-process session is reported gone, the next prompt starts anew", function()
+  local seen = it.capture_notify()
+  local ctl = require("scv").instance()
+  vim.cmd("Scv prompt hello")
+  it.wait_transcript(t, ctl, "hi")
+  local first = ctl.state.session_id
+  local err, status = it.request(t, ctl, "scv/daemon/status", nil)
+  t.eq(nil, err)
+  t.eq("stdio", status.mode)
+  local uv = vim.uv or vim.loop
+  uv.kill(status.pid, "sigkill")
+  t.wait(it.TIMEOUT_MS, function()
+    return it.notified(seen, "the session ended with the server") ~= nil
+  end, "the restart and the lost-session message")
+  t.ok(it.notified(seen, "restarting it (1/3)"))
+  t.ok(ctl.client:is_running(), "a new server runs")
+  vim.cmd("Scv prompt hello again")
+  t.wait(it.TIMEOUT_MS, function()
+    return ctl.state ~= nil and ctl.state.session_id ~= first and ctl.state.run == "idle" and ctl.state.seen_seq > 2
+  end, "a new session's turn")
+end)
+
 t.run()

@@ -47,6 +47,8 @@ for file in "${files[@]}"; do
     timeout "$FILE_TIMEOUT_SECONDS" nvim --headless -u "$here/minimal_init.lua" \
       -c "luafile $file" -c "cquit 3" 2>&1)
   rc=$?
+  # a daemon a test started (daemon = "required") outlives the editor
+  SCV_HOME="$dir/home" SCV_SOCKET="$dir/home/server.sock" "$SCV_BIN" stop >/dev/null 2>&1
   set -e
   echo "$out"
   summary=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -1 || true)

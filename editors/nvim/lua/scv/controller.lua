@@ -135,7 +135,13 @@ function Controller:_on_exit(code, signal, expected)
   end
   self.restarts = self.restarts + 1
   self:notify(
-    string.format("scv: the server exited (code %s); restarting it (%d/%d)", tostring(code), self.restarts, config.MAX_RESTARTS),
+    string.format(
+      "scv: the server exited (code %s, signal %s); restarting it (%d/%d)",
+      tostring(code),
+      tostring(signal),
+      self.restarts,
+      config.MAX_RESTARTS
+    ),
     levels.WARN
   )
   self.state = nil

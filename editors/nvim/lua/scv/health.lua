@@ -87,14 +87,18 @@ function M.check()
       )
     end
     local st = res.status
+    local function count(v)
+      -- a list of sessions or clients, or already their number
+      return type(v) == "table" and #v or v
+    end
     if scv and scv.daemon then
       h.ok(
         string.format(
           "daemon running (pid %s, socket %s, %s sessions, %s clients)",
           tostring(st and st.pid),
           tostring(st and st.socket),
-          tostring(st and st.sessions),
-          tostring(st and st.clients)
+          tostring(st and count(st.sessions)),
+          tostring(st and count(st.clients))
         )
       )
     else
