@@ -83,7 +83,34 @@ describe("integration: re-attach after a hidden view", () => {
     assert.ok(marker.length >= 1);
     assert.equal(scv.sessionEvents(sid).length, before);
   });
+
+  it("after more events than the replay ring holds, a late attach gets a gap notice, then the rest", async () => {
+    const init = await scv.conn.listSessions(); // the connection is initialized
+    assert.ok(Array.isArray(init));
+    const pieces = 1100;
+    fake.script({ text: Array.from({ length: pieces }, (_, i) => `${i} `) });
+    const store = scv.store();
+    const { sessionId: sid } = await store.start({ cwd: scv.workspace });
+    await store.sendPrompt("count");
+    const done = await scv.waitState(store, (s) => s.status === "idle" && s.lastUsage !== undefined, "the long turn");
+    assert.ok(done.seq > 1024, `more events (${done.seq}) than the ring holds`);
+
+    const late = scv.store();
+    const heard = scv.events.length;
+    const snap = await late.attach(sid, 0);
+    const s = await scv.waitState(late, (st) => st.seq === done.seq, "the replay after the gap");
+    const gap = scv.events.slice(heard).find((e) => e.method === "scv/session/gap");
+    assert.ok(gap, "scv/session/gap is sent before a replay that cannot start at afterSeq + 1");
+    const first = scv.events.slice(heard).find((e) => e.method !== "scv/session/gap" && e.params.sessionId === sid);
+    assert.equal(first?.params.seq, gap.params.firstAvailableSeq, "the replay starts at firstAvailableSeq");
+    assert.equal(snap.syncSeq, done.seq);
+    assert.ok(s.transcript.some((e) => e.kind === "notice" && /could not be replayed/.test(e.text)));
+    const turn = s.transcript.find((e): e is TurnEntry => e.kind === "turn");
+    assert.equal(turn?.status, "completed");
+    assert.equal(s.status, "idle");
+  });
 });
+
 
 /** Waits, by asking the server on each round trip, until the session is idle (a detached client hears no events). */
 async function waitIdle(scv: ScvProcess, sid: string): Promise<void> {
