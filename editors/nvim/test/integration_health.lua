@@ -38,6 +38,18 @@ t.test(":checkhealth scv reports binary, version, protocol, daemon and config", 
   t.eq("<Cmd>Scv queue<CR>", vim.fn.maparg("<leader>zq", "n"))
 end)
 
+t.test(":Scv log shows the plugin's log", function()
+  vim.cmd("Scv prompt hello")
+  it.wait_transcript(t, require("scv").instance(), "hi")
+  vim.cmd("Scv log")
+  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+  t.eq("scv://log", vim.api.nvim_buf_get_name(0))
+  t.contains(text, "Neovim's LSP log")
+  t.contains(text, "initialized scv")
+  t.contains(text, "session ")
+  vim.cmd("close")
+end)
+
 t.test("a server that dies is restarted; its in-process session is reported gone, the next prompt starts anew", function()
   local seen = it.capture_notify()
   local ctl = require("scv").instance()

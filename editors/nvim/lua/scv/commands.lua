@@ -1,10 +1,7 @@
 -- The :Scv command: one command, sub-commands with completion.
-local M = {}
+local compat = require("scv.compat")
 
-local function utf16_len(line)
-  local _, u16 = vim.str_utfindex(line)
-  return u16
-end
+local M = {}
 
 --- The context entry for lines line1..line2 of a buffer: its file URI, the
 --- range (LSP positions, UTF-16 columns) and the text itself.
@@ -21,7 +18,7 @@ function M.range_context(buf, line1, line2)
       uri = vim.uri_from_bufnr(buf),
       range = {
         start = { line = line1 - 1, character = 0 },
-        ["end"] = { line = line2 - 1, character = utf16_len(last) },
+        ["end"] = { line = line2 - 1, character = compat.utf16_len(last) },
       },
       text = table.concat(lines, "\n"),
     },

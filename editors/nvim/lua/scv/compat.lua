@@ -36,6 +36,17 @@ function M.start_client(config, anchor)
   return vim.lsp.start_client(config)
 end
 
+--- Length of a line in UTF-16 code units (LSP's default position unit).
+--- 0.11 takes the encoding as an argument; earlier releases return both
+--- the UTF-32 and the UTF-16 index.
+function M.utf16_len(line)
+  if colon_methods then
+    return vim.str_utfindex(line, "utf-16")
+  end
+  local _, u16 = vim.str_utfindex(line)
+  return u16
+end
+
 --- The health reporting functions of this release.
 function M.health()
   local h = vim.health
