@@ -50,6 +50,23 @@ t.test(":Scv log shows the plugin's log", function()
   vim.cmd("close")
 end)
 
+t.test("the server advertises exactly the notifications the plugin handles, and every method it sends", function()
+  local protocol = require("scv.protocol")
+  local info = require("scv").instance().client.info
+  local function set(list)
+    local out = {}
+    for _, v in ipairs(list) do
+      out[v] = true
+    end
+    return out
+  end
+  t.eq(set(protocol.notifications), set(info.scv.notifications))
+  local methods = set(info.scv.methods)
+  for _, m in pairs(protocol.request) do
+    t.ok(methods[m], "the server does not serve " .. m)
+  end
+end)
+
 t.test("a server that dies is restarted; its in-process session is reported gone, the next prompt starts anew", function()
   local seen = it.capture_notify()
   local ctl = require("scv").instance()

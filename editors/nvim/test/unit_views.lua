@@ -87,4 +87,26 @@ t.test("config: the daemon mode becomes a flag unless the command has one", func
   t.eq("<C-c>", o.keymaps.transcript.cancel)
 end)
 
+t.test("where vim.lsp.start exists it is used, attached to nothing but the scratch anchor", function()
+  local compat = require("scv.compat")
+  local user_buf = vim.api.nvim_get_current_buf()
+  local anchor = vim.api.nvim_create_buf(false, true)
+  local seen
+  local had = vim.lsp.start
+  vim.lsp.start = function(config, opts)
+    seen = { config = config, opts = opts, current = vim.api.nvim_get_current_buf() }
+    return 42
+  end
+  local id = compat.start_client({ name = "scv", cmd = { "scv", "lsp" } }, function()
+    return anchor
+  end)
+  vim.lsp.start = had
+  t.eq(42, id)
+  t.eq(false, seen.opts.attach, "0.11+: attach = false")
+  t.eq(anchor, seen.opts.bufnr, "0.9-0.10: the anchor buffer")
+  t.eq(anchor, seen.current, "0.8.0: the anchor is current during the call")
+  t.eq(false, seen.opts.reuse_client(), "never reuses another client")
+  t.eq(user_buf, vim.api.nvim_get_current_buf(), "the user's buffer is current again")
+end)
+
 t.run()

@@ -17,21 +17,25 @@ function M.call(client, method, ...)
 end
 
 --- Start an LSP client that is attached to no buffer for text features.
---- vim.lsp.start exists from 0.8; from 0.11 it honours attach = false. Where
---- it would attach anyway it is given a hidden scratch buffer of our own
---- (`anchor`), so no user buffer ever talks to scv.
+--- vim.lsp.start exists from 0.8 and honours attach = false from 0.11. Where
+--- it attaches anyway it gets a hidden scratch buffer of ours (`anchor`),
+--- made current for the call because 0.8.0 attaches to the current buffer
+--- whatever opts.bufnr says; so no user buffer ever talks to scv.
 ---@param config table
 ---@param anchor function returns the scratch buffer
 ---@return integer|nil client_id
 function M.start_client(config, anchor)
   if type(vim.lsp.start) == "function" then
-    return vim.lsp.start(config, {
-      attach = false,
-      bufnr = anchor(),
-      reuse_client = function()
-        return false
-      end,
-    })
+    local buf = anchor()
+    return vim.api.nvim_buf_call(buf, function()
+      return vim.lsp.start(config, {
+        attach = false,
+        bufnr = buf,
+        reuse_client = function()
+          return false
+        end,
+      })
+    end)
   end
   return vim.lsp.start_client(config)
 end

@@ -44,6 +44,7 @@ function M.new(opts)
       if self.client then
         self.client.stopping = true
       end
+      self:_stop_timers()
     end,
   })
   self.approvals = approval.new({
@@ -64,6 +65,17 @@ function Controller:notify(msg, level)
   level = level or levels.INFO
   self.log:add(level >= levels.ERROR and "error" or level >= levels.WARN and "warn" or "info", msg)
   vim.notify(msg, level)
+end
+
+function Controller:_stop_timers()
+  for _, view in pairs(self.views) do
+    view:dispose()
+  end
+  if self.status_timer then
+    self.status_timer:stop()
+    self.status_timer:close()
+    self.status_timer = nil
+  end
 end
 
 -- ── server ──────────────────────────────────────────────────────────────
