@@ -26,8 +26,12 @@ func TestCancelWhileStreaming(t *testing.T) {
 		err := ed.Call("scv/turn/cancel", map[string]any{"sessionId": sid, "turnId": "not-a-turn"}, nil)
 		lsptest.ExpectError(t, err, -32000, "turn_not_found")
 
+		queued := ed.StartTurn(sid, "after the cancel")
 		ed.MustCall("scv/turn/cancel", map[string]any{"sessionId": sid, "turnId": turn}, nil)
 		ed.ExpectTerminal(turn, session.EvTurnCancelled)
+		// A cancelled turn ends like any other: the queue moves on.
+		next := ed.AwaitNotification(session.EvTurnStarted, lsptest.WithStr("queueId", queued.Entry.QueueID), 0)
+		ed.ExpectTerminal(next.TurnID, session.EvTurnCompleted)
 		barrier(t, ed)
 		var terminals []lsptest.Note
 		for _, n := range ed.Notes("", lsptest.ForTurn(turn)) {

@@ -38,7 +38,8 @@ func TestShutdownCancelsRunningTurnThenExitZero(t *testing.T) {
 func TestExitWithoutShutdownIsOne(t *testing.T) {
 	each(t, func(t *testing.T, env *lsptest.Env) {
 		ed := connect(t, env)
-		ed.StartSession("", nil)
+		sid := ed.StartSession("", nil).SessionID
+		startHeld(t, env, ed, sid) // a running turn does not keep it alive
 		ed.Notify("exit", nil)
 		ed.AwaitClosed(env.Timeout)
 		if code := ed.WaitExit(); code != 1 {

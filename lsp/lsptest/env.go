@@ -77,6 +77,8 @@ func NewEnv(t testing.TB, d Dialer) *Env {
 		"TMPDIR":        os.TempDir(),
 		"SCV_NO_DAEMON": "1",
 		"SCV_SOCKET":    filepath.Join(e.Home, "server.sock"),
+		// A race-enabled binary otherwise sleeps a second at exit.
+		"GORACE": "atexit_sleep_ms=0",
 	}
 	e.Set("provider", "kind", config.KindOpenAI)
 	e.Set("provider", "base_url", e.OpenAI.URL())
