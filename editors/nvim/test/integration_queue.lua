@@ -173,9 +173,11 @@ t.test("the rest of the queue drains with approvals given", function()
     return #ctl.state.queue == 0 and ctl.state.run == "idle" and #ctl.state.approvals == 0
   end, "the queue to drain")
   local buf = it.wait_transcript(t, ctl, "## You\nfive\nlines")
+  t.wait(it.TIMEOUT_MS, function()
+    local _, turns = it.text(buf):gsub("_usage: ", "")
+    return turns == 3
+  end, "three completed turns in the transcript")
   t.contains(it.text(buf), "## You\nsecond, edited")
-  local _, turns = it.text(buf):gsub("_usage: ", "")
-  t.eq(3, turns, "three turns completed")
   t.eq("idle", require("scv").status())
 end)
 
