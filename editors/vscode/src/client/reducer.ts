@@ -87,7 +87,9 @@ function applySnapshot(state: SessionState | undefined, snap: Snapshot, afterSeq
     status: snap.state,
     turnId: snap.state === "running" ? snap.turnId : undefined,
     // Without afterSeq nothing is replayed: the snapshot is where the stream resumes.
-    seq: afterSeq ?? snap.seq,
+    // With it, never rewind below what was applied meanwhile (live events can arrive
+    // between the attach request and its reply); replays of those are dropped as repeats.
+    seq: afterSeq === undefined ? snap.seq : Math.max(base.seq, afterSeq),
     syncSeq: snap.seq,
     queue: cloneQueue(snap.queue),
     approvals: snap.pendingApprovals.map((a) => ({ ...a })),

@@ -113,11 +113,21 @@ describe("reducer: re-attach with replay", () => {
 
   it("a fresh window attaching with afterSeq 0 rebuilds the transcript, without the local prompt", () => {
     const fresh = reduceAll(undefined, [{ type: "snapshot", snapshot: snapshot({ seq: 13 }), afterSeq: 0 }, ...events]);
-    const expected = view(last);
+    const expected = structuredClone(view(last));
     const got = view(fresh);
     assert.equal(turns(fresh)[0].prompt, undefined);
     (expected.transcript[0] as TurnEntry).prompt = undefined;
     assert.deepEqual(got, expected);
+  });
+
+  it("live events that arrive before the attach reply are not applied twice by the replay", () => {
+    const s0 = reduceAll(undefined, actions.slice(0, 2 + 4)); // seq 4; attach {afterSeq: 4} sent now
+    const live = reduceAll(s0, events.slice(4, 7)); // 5..7 arrive live before the reply
+    const resumed = reduceAll(live, [
+      { type: "snapshot", snapshot: snapshot({ seq: 13 }), afterSeq: 4 },
+      ...events.slice(4), // the server replays 5..13
+    ]);
+    assert.deepEqual(view(resumed), view(last));
   });
 
   it("replayed queue events do not double what the snapshot already holds", () => {
