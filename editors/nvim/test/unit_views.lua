@@ -51,6 +51,23 @@ t.test("range context carries URI, UTF-16 range and text", function()
   t.eq(vim.uri_from_fname(path), ctx[1].uri)
   t.eq({ start = { line = 0, character = 0 }, ["end"] = { line = 1, character = 4 } }, ctx[1].range)
   t.eq("alpha\nbété", ctx[1].text)
+  -- characterwise: from "ph" of alpha to "é" of bété (a two-byte last character)
+  ctx = require("scv.commands").range_context(0, 1, 2, { 4, 5 })
+  t.eq({ start = { line = 0, character = 3 }, ["end"] = { line = 1, character = 4 } }, ctx[1].range)
+  t.eq("ha\nbété", ctx[1].text)
+  ctx = require("scv.commands").range_context(0, 2, 2, { 2, 2 })
+  t.eq("é", ctx[1].text)
+  t.eq({ start = { line = 1, character = 1 }, ["end"] = { line = 1, character = 2 } }, ctx[1].range)
+  -- a Visual selection made with v sends exactly its characters
+  local sent
+  local ctl = { notify = function() end, prompt = function(_, text, c)
+    sent = { text = text, context = c }
+  end }
+  vim.api.nvim_win_set_cursor(0, { 1, 1 })
+  vim.cmd("normal! vj\27")
+  require("scv.commands").subcommands.prompt.run(ctl, "why", { range = 2, line1 = 1, line2 = 2 })
+  t.eq("why", sent.text)
+  t.eq("lpha\nbé", sent.context[1].text)
   vim.cmd("enew")
   local none, err = require("scv.commands").range_context(0, 1, 1)
   t.eq(nil, none)

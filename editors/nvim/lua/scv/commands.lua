@@ -3,26 +3,58 @@ local compat = require("scv.compat")
 
 local M = {}
 
---- The context entry for lines line1..line2 of a buffer: its file URI, the
---- range (LSP positions, UTF-16 columns) and the text itself.
+-- Byte length of the UTF-8 character that starts at byte `col` of `line`.
+local function char_len(line, col)
+  local c = line:sub(col):match("^[%z\1-\127\194-\244][\128-\191]*")
+  return c and #c or 1
+end
+
+--- The context entry for a selection of a buffer: its file URI, the range
+--- (LSP positions, UTF-16 columns) and the text itself. `cols` (1-based
+--- byte columns of the first and last selected characters) narrows a
+--- characterwise selection; without it whole lines are sent.
+---@param buf integer
+---@param line1 integer
+---@param line2 integer
+---@param cols table|nil { first, last }
 ---@return table|nil context, string|nil err
-function M.range_context(buf, line1, line2)
+function M.range_context(buf, line1, line2, cols)
   local name = vim.api.nvim_buf_get_name(buf)
   if name == "" then
     return nil, "scv: the selection's buffer has no file name to send as context"
   end
   local lines = vim.api.nvim_buf_get_lines(buf, line1 - 1, line2, false)
-  local last = lines[#lines] or ""
+  local first_line, last_line = lines[1] or "", lines[#lines] or ""
+  local start_byte, end_byte = 0, #last_line -- 0-based start, exclusive end
+  if cols then
+    start_byte = math.min(cols[1] - 1, #first_line)
+    end_byte = math.min(cols[2] - 1 + char_len(last_line, cols[2]), #last_line)
+  end
+  local text_lines = vim.deepcopy(lines)
+  text_lines[#text_lines] = last_line:sub(1, end_byte)
+  text_lines[1] = text_lines[1]:sub(start_byte + 1)
   return {
     {
       uri = vim.uri_from_bufnr(buf),
       range = {
-        start = { line = line1 - 1, character = 0 },
-        ["end"] = { line = line2 - 1, character = compat.utf16_len(last) },
+        start = { line = line1 - 1, character = compat.utf16_len(first_line:sub(1, start_byte)) },
+        ["end"] = { line = line2 - 1, character = compat.utf16_len(last_line:sub(1, end_byte)) },
       },
-      text = table.concat(lines, "\n"),
+      text = table.concat(text_lines, "\n"),
     },
   }
+end
+
+--- The selection a :[range]Scv command came from: characterwise when the
+--- range is the last Visual selection made with `v`, whole lines otherwise.
+local function selection_context(o)
+  local buf = vim.api.nvim_get_current_buf()
+  local cols
+  local vs, ve = vim.fn.getpos("'<"), vim.fn.getpos("'>")
+  if o.range == 2 and vim.fn.visualmode() == "v" and vs[2] == o.line1 and ve[2] == o.line2 then
+    cols = { vs[3], ve[3] }
+  end
+  return M.range_context(buf, o.line1, o.line2, cols)
 end
 
 -- Each sub-command: run(ctl, rest, cmd_opts) and a one-line description
@@ -34,7 +66,7 @@ M.subcommands = {
       local context
       if o.range and o.range > 0 then
         local err
-        context, err = M.range_context(vim.api.nvim_get_current_buf(), o.line1, o.line2)
+        context, err = selection_context(o)
         if context == nil then
           ctl:notify(err, vim.log.levels.ERROR)
           return
