@@ -110,7 +110,7 @@ function Approvals:_prompt(a)
   end
   -- the builtin select blocks: draw the float before it asks
   pcall(vim.cmd, "redraw")
-  vim.ui.select(M.CHOICES, {
+  local ok, err = pcall(vim.ui.select, M.CHOICES, {
     prompt = title,
     kind = "scv.approval",
     format_item = function(item)
@@ -121,6 +121,15 @@ function Approvals:_prompt(a)
       self:_answer(act, choice)
     end)
   end)
+  if not ok then
+    -- a broken picker must not leave the approval stuck as "being asked"
+    if self.active == act then
+      self:_close_active()
+    end
+    self.dismissed[a.approvalId] = true
+    self.o.notify("scv: vim.ui.select failed: " .. tostring(err) .. "; answer with :Scv approve", vim.log.levels.ERROR)
+    return
+  end
   if not act.stale then
     act.picker_wins = {}
     for w in pairs(float_windows()) do
