@@ -71,6 +71,16 @@ t.test("a full turn streams into scv://<id>; the edit is approved through vim.ui
   t.eq("idle", require("scv").status())
 end)
 
+t.test("the builtin vim.ui.select (inputlist) takes the answer from typed keys", function()
+  vim.ui.select = require("vim.ui").select
+  it.write_file(notes, "a\n")
+  -- typeahead: "1" + Enter picks the first choice, Approve
+  vim.api.nvim_feedkeys("1\r", "t", false)
+  vim.cmd("Scv prompt with the builtin picker")
+  wait_turns(2)
+  t.eq("b\n", it.read_file(notes), "approved through inputlist")
+end)
+
 t.test("tool calls are folded in the transcript window", function()
   local buf = wait_turns(1)
   local win = vim.fn.win_findbuf(buf)[1]
@@ -95,7 +105,7 @@ t.test("deny: the tool does not run and the transcript says so", function()
     return "Deny"
   end)
   vim.cmd("Scv prompt try again")
-  local buf = wait_turns(2)
+  local buf = wait_turns(3)
   t.contains(it.text(buf), "│ decision: deny")
   t.eq("a\n", it.read_file(notes), "a denied edit changes nothing")
 end)
@@ -105,12 +115,12 @@ t.test("approve for session: later calls of the tool are not asked", function()
     return "Approve for session"
   end)
   vim.cmd("Scv prompt third")
-  wait_turns(3)
+  wait_turns(4)
   t.eq(1, #prompts)
   t.eq("b\n", it.read_file(notes))
   it.write_file(notes, "a\n")
   vim.cmd("Scv prompt fourth")
-  wait_turns(4)
+  wait_turns(5)
   t.eq(1, #prompts, "no second prompt")
   t.eq("b\n", it.read_file(notes), "the edit ran without asking")
 end)
@@ -129,7 +139,7 @@ t.test("a range sends the selected lines with their file URI as context", functi
   vim.cmd("split " .. vim.fn.fnameescape(it.workspace .. "/code.txt"))
   vim.cmd("2,3Scv prompt explain these")
   ctl.request = orig
-  wait_turns(5)
+  wait_turns(6)
   t.ok(sent, "turn/start was sent")
   t.eq("explain these", sent.prompt)
   t.eq(1, #sent.context)
@@ -148,21 +158,21 @@ t.test(":Scv prompt without text opens a prompt buffer that :w sends", function(
   t.eq("scv://prompt", vim.api.nvim_buf_get_name(buf))
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, { "a prompt", "on two lines" })
   vim.cmd("write")
-  local tbuf = wait_turns(6)
+  local tbuf = wait_turns(7)
   t.ok(not vim.api.nvim_buf_is_valid(buf), "the prompt buffer is gone once sent")
   t.contains(it.text(tbuf), "## You\na prompt\non two lines")
 end)
 
 t.test("re-attach restores the transcript, from this editor's state or from the server's replay", function()
   local sid = ctl.state.session_id
-  local buf = wait_turns(6)
+  local buf = wait_turns(7)
   local before = count(buf, "Hello from replay")
-  t.eq(6, before)
+  t.eq(7, before)
   -- the buffer is wiped; attaching draws it again without repeating events
   vim.cmd("bwipeout! " .. buf)
   vim.cmd("Scv attach " .. sid)
-  buf = wait_turns(6)
-  t.eq(6, count(buf, "Hello from replay"))
+  buf = wait_turns(7)
+  t.eq(7, count(buf, "Hello from replay"))
   -- a new editor state (as after a restart): everything comes from the replay ring
   vim.cmd("bwipeout! " .. buf)
   ctl.states[sid] = nil
@@ -170,10 +180,10 @@ t.test("re-attach restores the transcript, from this editor's state or from the 
   ctl.views[sid] = nil
   ctl.state = nil
   vim.cmd("Scv attach " .. sid)
-  buf = wait_turns(6)
-  t.eq(6, count(buf, "Hello from replay"))
+  buf = wait_turns(7)
+  t.eq(7, count(buf, "Hello from replay"))
   t.contains(it.text(buf), "│ decision: deny")
-  t.eq(6, count(buf, "▸ edit_file [c1]"), "one tool block per turn")
+  t.eq(7, count(buf, "▸ edit_file [c1]"), "one tool block per turn")
   t.eq("idle", require("scv").status())
 end)
 
