@@ -44,6 +44,8 @@ for file in "${files[@]}"; do
   set +e
   out=$(cd "$dir/workspace" && SCV_HOME="$dir/home" SCV_SOCKET="$dir/home/server.sock" \
     SCV_TEST_WORKSPACE="$dir/workspace" \
+    XDG_CACHE_HOME="$dir/xdg/cache" XDG_STATE_HOME="$dir/xdg/state" XDG_DATA_HOME="$dir/xdg/data" \
+    XDG_CONFIG_HOME="$dir/xdg/config" \
     timeout "$FILE_TIMEOUT_SECONDS" nvim --headless -u "$here/minimal_init.lua" \
       -c "luafile $file" -c "cquit 3" 2>&1)
   rc=$?
