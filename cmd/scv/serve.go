@@ -67,6 +67,9 @@ func runLSP(args []string) int {
 	daemonMode := fs.String("daemon", "auto", "auto: use a running daemon; never: serve in-process; required: start the daemon if needed")
 	noDaemon := fs.Bool("no-daemon", false, "same as --daemon=never")
 	socketFlag := fs.String("socket", "", "daemon socket (default $SCV_SOCKET or $SCV_HOME/server.sock)")
+	// Language clients add --stdio when told to use stdio, which is what
+	// scv lsp always speaks.
+	fs.Bool("stdio", true, "accepted for language clients; stdio is the only transport")
 	if fs.Parse(args) != nil {
 		return 2
 	}
