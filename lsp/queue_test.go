@@ -211,3 +211,30 @@ func TestQueueLimit(t *testing.T) {
 		}
 	})
 }
+
+func TestQueueByteLimit(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		startHeld(t, env, ed, sid)
+		big := strings.Repeat("y", session.MaxPromptBytes)
+		fit := session.MaxQueueBytes / session.MaxPromptBytes
+		var last session.QueueEntry
+		for i := 0; i < fit; i++ {
+			res := ed.StartTurn(sid, big)
+			if res.Status != "queued" {
+				t.Fatalf("prompt %d: %+v", i, res)
+			}
+			last = *res.Entry
+		}
+		err := ed.Call("scv/turn/start", map[string]any{"sessionId": sid, "prompt": big}, nil)
+		lsptest.ExpectError(t, err, -32000, "queue_limit")
+		// Shrinking an entry makes room; a prompt over the limit is refused.
+		ed.MustCall("scv/queue/update", map[string]any{"sessionId": sid, "queueId": last.QueueID, "revision": last.Revision, "prompt": "short"}, nil)
+		err = ed.Call("scv/queue/update", map[string]any{"sessionId": sid, "queueId": last.QueueID, "revision": last.Revision + 1, "prompt": big + "z"}, nil)
+		lsptest.ExpectError(t, err, -32000, "invalid_prompt")
+		if res := ed.StartTurn(sid, "small"); res.Status != "queued" || *res.Position != fit {
+			t.Errorf("after shrinking an entry: %+v", res)
+		}
+	})
+}

@@ -229,3 +229,21 @@ func TestOversizedEventFailsTurnNotConnection(t *testing.T) {
 		ed.ExpectTerminal(ed.StartTurn(sid, "short please").TurnID, session.EvTurnCompleted)
 	})
 }
+
+func TestSessionStartOverrides(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		ed := connect(t, env)
+		snap := ed.StartSession("", map[string]any{"model": "override-model", "noTools": true})
+		if snap.Model != "override-model" {
+			t.Errorf("snapshot model = %q", snap.Model)
+		}
+		ed.ExpectTerminal(ed.StartTurn(snap.SessionID, "hi").TurnID, session.EvTurnCompleted)
+		reqs, err := env.OpenAI.WaitRequests(1, env.Timeout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reqs[0].Model != "override-model" || len(reqs[0].Tools) != 0 {
+			t.Errorf("request model %q with %d tools, want override-model and none", reqs[0].Model, len(reqs[0].Tools))
+		}
+	})
+}
