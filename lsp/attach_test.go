@@ -152,3 +152,70 @@ func TestAttachAfterRingOverflowSendsGap(t *testing.T) {
 		}
 	})
 }
+
+// An editor that stops reading loses events rather than slowing the
+// session; it is told how many with scv/session/lagged before the next
+// one, and re-syncs with attach afterSeq.
+func TestSlowEditorIsToldItLagged(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		env.Set("protocol", "max_server_frame_bytes", 8192)
+		env.Set("protocol", "outbound_queue_bytes", 8192)
+		// ~200 KB of events: far more than the queue and a pipe buffer hold,
+		// in fewer events than the ring keeps, and an answer small enough
+		// for assistant/completed to fit in one frame.
+		chunks := make([]string, session.ReplayEvents-24)
+		for i := range chunks {
+			chunks[i] = "abcde"
+		}
+		hold, release := env.Hold()
+		env.OpenAI.Enqueue(
+			fakeopenai.Reply{Chunks: chunks, ToolCalls: toolReply("call_1", "list_dir", map[string]string{"path": "."}).ToolCalls},
+			fakeopenai.Reply{Chunks: []string{"done"}, Hold: hold},
+		)
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		turn := ed.StartTurn(sid, "flood").TurnID
+		ed.PauseReading()
+		// The second request proves every delta of the first answer was emitted.
+		if _, err := env.OpenAI.WaitRequests(2, env.Timeout); err != nil {
+			t.Fatal(err)
+		}
+		ed.ResumeReading()
+		// A reply is never dropped: once it is here, the backlog is gone and
+		// the turn's next events fit again.
+		barrier(t, ed)
+		release()
+		ed.ExpectTerminal(turn, session.EvTurnCompleted)
+		lagged := ed.AwaitNotification(session.EvSessionLagged, lsptest.ForSession(sid), 0)
+		var lag struct {
+			Missed uint64 `json:"missed"`
+		}
+		if err := lagged.Decode(&lag); err != nil || lag.Missed == 0 {
+			t.Fatalf("lagged = %s", lagged.Params)
+		}
+		// Re-sync from the last event before the loss.
+		var lastSeen uint64
+		for _, n := range ed.Notes("", lsptest.ForSession(sid)) {
+			if n.Index < lagged.Index && n.HasSeq {
+				lastSeen = n.Seq
+			}
+		}
+		mark := ed.Frames()
+		snap, err := ed.Attach(sid, &lastSeen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ed.Await("the replay up to the snapshot's seq", func(notes []lsptest.Note) bool {
+			for _, n := range notes {
+				if n.Index >= mark && n.SessionID == sid && n.Seq == snap.Seq {
+					return true
+				}
+			}
+			return false
+		}, 0)
+		replay := ed.Notes("", func(n lsptest.Note) bool { return n.Index >= mark && n.SessionID == sid })
+		if len(replay) == 0 || replay[0].Seq != lastSeen+1 || uint64(len(replay)) != snap.Seq-lastSeen {
+			t.Errorf("replayed %d events from seq %d, want %d from %d", len(replay), replay[0].Seq, snap.Seq-lastSeen, lastSeen+1)
+		}
+	})
+}

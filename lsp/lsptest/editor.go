@@ -44,6 +44,7 @@ type Editor struct {
 	Env *Env
 	srv Server
 	c   *client.Client
+	tap *tap
 
 	mu        sync.Mutex
 	frames    int // frames received, notifications and responses
@@ -57,7 +58,8 @@ type Editor struct {
 
 func newEditor(env *Env, srv Server) *Editor {
 	e := &Editor{T: env.T, Env: env, srv: srv, changed: make(chan struct{}), inv: newInvariants()}
-	e.c = client.New(&tap{ReadWriteCloser: srv.Conn(), onFrame: e.record}, nil)
+	e.tap = &tap{ReadWriteCloser: srv.Conn(), onFrame: e.record}
+	e.c = client.New(e.tap, nil)
 	return e
 }
 
@@ -347,6 +349,13 @@ func (e *Editor) RawCall(body, id string) Response {
 	return e.AwaitResponse(mark, id)
 }
 
+// PauseReading stops reading what the server sends, as a stuck editor
+// would, until ResumeReading. No Call can be answered meanwhile.
+func (e *Editor) PauseReading() { e.tap.pause() }
+
+// ResumeReading undoes PauseReading.
+func (e *Editor) ResumeReading() { e.tap.resume() }
+
 // Done is closed when the connection has ended.
 func (e *Editor) Done() <-chan struct{} { return e.c.Done() }
 
@@ -398,6 +407,7 @@ func (e *Editor) CheckInvariants() {
 func (e *Editor) Close() {
 	e.T.Helper()
 	e.closeOnce.Do(func() {
+		e.tap.resume()
 		e.srv.Stop(e.Env.Timeout)
 		_ = e.c.Close()
 		e.CheckInvariants()

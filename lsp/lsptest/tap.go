@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+	"sync"
 
 	"scv/lsp/client"
 )
@@ -33,9 +34,37 @@ type tap struct {
 	onFrame func(body []byte)
 	buf     []byte
 	broken  bool // the stream is not LSP framing: stop parsing
+
+	gateMu sync.Mutex
+	gate   chan struct{} // non-nil while reading is paused; closed to resume
+}
+
+// pause stops reading from the server until resume, as an editor that
+// stopped reading its server's output would.
+func (t *tap) pause() {
+	t.gateMu.Lock()
+	defer t.gateMu.Unlock()
+	if t.gate == nil {
+		t.gate = make(chan struct{})
+	}
+}
+
+func (t *tap) resume() {
+	t.gateMu.Lock()
+	defer t.gateMu.Unlock()
+	if t.gate != nil {
+		close(t.gate)
+		t.gate = nil
+	}
 }
 
 func (t *tap) Read(p []byte) (int, error) {
+	t.gateMu.Lock()
+	gate := t.gate
+	t.gateMu.Unlock()
+	if gate != nil {
+		<-gate
+	}
 	n, err := t.ReadWriteCloser.Read(p)
 	if n > 0 && !t.broken {
 		t.buf = append(t.buf, p[:n]...)
