@@ -78,7 +78,7 @@ func handleShutdown(_ context.Context, c *conn, _ *incoming) (any, error) {
 	// In the daemon, sessions outlive the windows that watch them, so a
 	// closing window cancels nothing.
 	if c.srv.opts.Mode == ModeStdio {
-		c.srv.sessions.CancelTurns(nil)
+		c.srv.sessions.Shutdown()
 	}
 	return nil, nil
 }

@@ -121,15 +121,16 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) error {
 	}()
 	err := c.serve()
 	if s.opts.Mode == ModeStdio {
-		s.sessions.CancelTurns(nil)
+		s.sessions.Shutdown()
 	}
 	return err
 }
 
 // Shutdown cancels every running turn and waits up to the grace period,
 // so attached clients receive turn/cancelled before their connections close.
+// No queued prompt starts afterwards.
 func (s *Server) Shutdown() {
-	s.sessions.CancelTurns(nil)
+	s.sessions.Shutdown()
 }
 
 // Busy reports whether a connection is open or a turn is running.

@@ -339,6 +339,19 @@ func (m *Manager) CancelTurns(ids []string) bool {
 	}
 }
 
+// Shutdown stops every session from starting turns (queued prompts stay
+// queued) and cancels the running ones, waiting up to ShutdownGrace like
+// CancelTurns. It is for a process that is about to exit: a queued turn
+// started now would call the model only to be cut off.
+func (m *Manager) Shutdown() bool {
+	for _, s := range m.all() {
+		s.mu.Lock()
+		s.stopping = true
+		s.mu.Unlock()
+	}
+	return m.CancelTurns(nil)
+}
+
 // CloseIdle closes sessions that have had no client and no turn for longer
 // than maxIdle, and returns their ids.
 func (m *Manager) CloseIdle(maxIdle time.Duration) []string {

@@ -42,6 +42,7 @@ type Session struct {
 	approvals       []*pendingApproval
 	sessionApproved map[string]bool
 	closed          bool
+	stopping        bool // the process is shutting down: start no turn
 	idleSince       time.Time
 }
 

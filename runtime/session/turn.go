@@ -46,6 +46,9 @@ func (s *Session) StartTurn(prompt string, ctxItems []ContextItem, submitter str
 	if s.closed {
 		return TurnStart{}, errorf(CodeSessionNotFound, "session %s is closed", s.id)
 	}
+	if s.stopping {
+		return TurnStart{}, errorf(CodeUnsupported, "the scv daemon is shutting down; the prompt was not started")
+	}
 	if s.active != nil {
 		entry, position, err := s.enqueueLocked(prompt, attachments, submitter)
 		if err != nil {
