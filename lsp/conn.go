@@ -37,7 +37,7 @@ type conn struct {
 
 func newConn(parent context.Context, srv *Server, rwc io.ReadWriteCloser) *conn {
 	ctx, cancel := context.WithCancel(parent)
-	return &conn{
+	c := &conn{
 		srv:      srv,
 		rwc:      rwc,
 		out:      wire.NewOutbound(srv.opts.Protocol.OutboundQueueBytes),
@@ -46,6 +46,8 @@ func newConn(parent context.Context, srv *Server, rwc io.ReadWriteCloser) *conn 
 		inflight: map[string]context.CancelFunc{},
 		lag:      map[string]uint64{},
 	}
+	c.out.OnDrained(c.reportLag)
+	return c
 }
 
 // serve runs the connection to its end.
@@ -257,9 +259,10 @@ func (c *conn) notify(method string, params any) {
 }
 
 // Deliver implements session.Subscriber. Events that do not fit in the
-// outbound budget are dropped and counted; the next one that fits is
-// preceded by one scv/session/lagged, so a slow client never slows the
-// session or other clients, and knows to re-sync.
+// outbound budget are dropped and counted; one scv/session/lagged reports
+// them before the next event that fits, or once the queue has drained
+// (reportLag), so a slow client never slows the session or other clients,
+// and knows to re-sync.
 func (c *conn) Deliver(ev session.Event) {
 	sid := ev.SessionID
 	c.mu.Lock()
@@ -271,11 +274,7 @@ func (c *conn) Deliver(ev session.Event) {
 		return
 	}
 	if missed := c.lag[sid]; missed > 0 {
-		lagged, _ := json.Marshal(struct {
-			SessionID string `json:"sessionId"`
-			Missed    uint64 `json:"missed"`
-		}{sid, missed})
-		if !c.out.Offer(wire.AppendFrame(nil, jsonrpc2.AppendNotification(nil, session.EvSessionLagged, jsonrpc2.RawMessage(lagged)))) {
+		if !c.out.Offer(laggedFrame(sid, missed)) {
 			c.lag[sid]++
 			return
 		}
@@ -284,6 +283,28 @@ func (c *conn) Deliver(ev session.Event) {
 	if !c.out.Offer(ev.Frame) {
 		c.lag[sid]++
 	}
+}
+
+// reportLag runs each time the writer has sent everything queued: it sends
+// the lagged reports still owed. Waiting for the session's next event
+// instead would leave a client whose last events were dropped (a turn's
+// end) unaware of it for as long as the session stays quiet.
+func (c *conn) reportLag() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for sid, missed := range c.lag {
+		if c.out.Offer(laggedFrame(sid, missed)) {
+			delete(c.lag, sid)
+		}
+	}
+}
+
+func laggedFrame(sid string, missed uint64) []byte {
+	lagged, _ := json.Marshal(struct {
+		SessionID string `json:"sessionId"`
+		Missed    uint64 `json:"missed"`
+	}{sid, missed})
+	return wire.AppendFrame(nil, jsonrpc2.AppendNotification(nil, session.EvSessionLagged, jsonrpc2.RawMessage(lagged)))
 }
 
 // eventFrame frames an event as a notification in one allocation: the

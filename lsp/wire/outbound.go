@@ -17,6 +17,8 @@ type Outbound struct {
 	queued int
 	budget int
 	closed bool
+
+	onDrained func()
 }
 
 // NewOutbound returns a queue that holds at most budget bytes of events.
@@ -52,6 +54,11 @@ func (o *Outbound) Offer(frame []byte) bool {
 	o.cond.Signal()
 	return true
 }
+
+// OnDrained makes Run call f, without the queue's lock, each time it has
+// written everything queued: the moment a client that fell behind can be
+// told so. Call it before Run.
+func (o *Outbound) OnDrained(f func()) { o.onDrained = f }
 
 // Queued returns the number of bytes waiting to be written.
 func (o *Outbound) Queued() int {
@@ -96,11 +103,15 @@ func (o *Outbound) Run(w io.Writer) error {
 		}
 		o.mu.Lock()
 		o.queued -= written
+		drained := len(o.frames) == 0
 		o.mu.Unlock()
 		clear(batch)
 		if err != nil {
 			o.Close()
 			return err
+		}
+		if drained && o.onDrained != nil {
+			o.onDrained()
 		}
 	}
 }
