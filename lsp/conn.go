@@ -274,11 +274,14 @@ func (c *conn) Deliver(ev session.Event) {
 		return
 	}
 	if missed := c.lag[sid]; missed > 0 {
-		if !c.out.Offer(laggedFrame(sid, missed)) {
+		// The report and the event go in together or not at all: a report
+		// followed by a dropped event would need a second report at once.
+		if c.out.Offer(append(laggedFrame(sid, missed), ev.Frame...)) {
+			delete(c.lag, sid)
+		} else {
 			c.lag[sid]++
-			return
 		}
-		delete(c.lag, sid)
+		return
 	}
 	if !c.out.Offer(ev.Frame) {
 		c.lag[sid]++
