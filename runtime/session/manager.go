@@ -157,6 +157,7 @@ func (m *Manager) build(cwd string, cfg config.Config) (*Session, error) {
 		cwd:             ws.Root(),
 		model:           cfg.Provider.Model,
 		createdAt:       m.opts.Now(),
+		now:             m.opts.Now,
 		cfg:             cfg,
 		limits:          limits,
 		provider:        prov,

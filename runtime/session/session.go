@@ -16,6 +16,7 @@ type Session struct {
 	cwd       string
 	model     string
 	createdAt time.Time
+	now       func() time.Time // the Manager's clock; nil means time.Now
 	cfg       config.Config
 	limits    Limits
 	provider  provider.Provider
@@ -177,6 +178,9 @@ func (s *Session) Attached(sub Subscriber) bool {
 func (s *Session) markIdleLocked() {
 	if len(s.subs) == 0 && s.active == nil && s.idleSince.IsZero() {
 		s.idleSince = time.Now()
+		if s.now != nil {
+			s.idleSince = s.now()
+		}
 	}
 }
 
