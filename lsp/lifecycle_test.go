@@ -35,6 +35,27 @@ func TestShutdownCancelsRunningTurnThenExitZero(t *testing.T) {
 	})
 }
 
+func TestShutdownStartsNoQueuedTurn(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		turn, _ := startHeld(t, env, ed, sid)
+		ed.StartTurn(sid, "queued before shutdown")
+
+		resp := ed.RawCall(request("bye", "shutdown", nil), `"bye"`)
+		if resp.Error != nil {
+			t.Fatal(resp.Error)
+		}
+		ed.AwaitTerminal(turn)
+		if started := ed.Notes(session.EvQueueDequeued, nil); len(started) != 0 {
+			t.Errorf("a queued prompt started during shutdown: %v", started)
+		}
+		if n := len(env.OpenAI.Requests()); n != 1 {
+			t.Errorf("the provider got %d requests, want only the cancelled turn's", n)
+		}
+	})
+}
+
 func TestExitWithoutShutdownIsOne(t *testing.T) {
 	each(t, func(t *testing.T, env *lsptest.Env) {
 		ed := connect(t, env)
