@@ -97,6 +97,7 @@ func TestTurnStreamsDeltasAndUsage(t *testing.T) {
 func TestContextAttachmentsReachTheModel(t *testing.T) {
 	each(t, func(t *testing.T, env *lsptest.Env) {
 		env.WriteFile("src/main.go", "package main\n\nfunc main() {}\n")
+		env.WriteFile("src/lines.txt", "line zero\nline one\nline two\nline three\n")
 		ed := connect(t, env)
 		sid := ed.StartSession("", nil).SessionID
 		var res session.TurnStart
@@ -105,6 +106,8 @@ func TestContextAttachmentsReachTheModel(t *testing.T) {
 			"context": []map[string]any{
 				{"uri": "file://" + env.Work + "/src/main.go"},
 				{"uri": "file://" + env.Work + "/notes.txt", "text": "inline editor text"},
+				{"uri": "file://" + env.Work + "/src/lines.txt", "range": map[string]any{
+					"start": map[string]any{"line": 1, "character": 0}, "end": map[string]any{"line": 2, "character": 0}}},
 			},
 		}, &res)
 		ed.ExpectTerminal(res.TurnID, session.EvTurnCompleted)
@@ -113,10 +116,18 @@ func TestContextAttachmentsReachTheModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		user := reqs[0].Messages[len(reqs[0].Messages)-1].Content
-		for _, want := range []string{"func main() {}", "inline editor text", "explain"} {
+		for _, want := range []string{"func main() {}", "inline editor text", "line one\nline two", "explain"} {
 			if !strings.Contains(user, want) {
 				t.Errorf("user message %q lacks %q", user, want)
 			}
+		}
+		for _, not := range []string{"line zero", "line three"} {
+			if strings.Contains(user, not) {
+				t.Errorf("user message %q holds %q, outside the range", user, not)
+			}
+		}
+		if strings.Index(user, "explain") < strings.Index(user, "inline editor text") {
+			t.Errorf("the prompt comes before its attachments: %q", user)
 		}
 	})
 }
@@ -245,5 +256,32 @@ func TestSessionStartOverrides(t *testing.T) {
 		if reqs[0].Model != "override-model" || len(reqs[0].Tools) != 0 {
 			t.Errorf("request model %q with %d tools, want override-model and none", reqs[0].Model, len(reqs[0].Tools))
 		}
+	})
+}
+
+func TestConcurrentSessionsKeepTheirOwnSeq(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		chunks := make([]string, 200)
+		for i := range chunks {
+			chunks[i] = "w "
+		}
+		const sessions = 3
+		for range sessions {
+			env.OpenAI.Enqueue(fakeopenai.Reply{Chunks: chunks})
+		}
+		ed := connect(t, env)
+		var turns []string
+		for range sessions {
+			sid := ed.StartSession("", nil).SessionID
+			turns = append(turns, ed.StartTurn(sid, "talk").TurnID)
+		}
+		for _, turn := range turns {
+			ed.ExpectTerminal(turn, session.EvTurnCompleted)
+			if n := len(ed.Notes(session.EvAssistantDelta, lsptest.ForTurn(turn))); n != len(chunks) {
+				t.Errorf("turn %s: %d deltas, want %d", turn, n, len(chunks))
+			}
+		}
+		// The editor's invariants check each session's seq when it closes.
+		ed.CheckInvariants()
 	})
 }
