@@ -145,3 +145,19 @@ func TestDaemonStatusInStdioMode(t *testing.T) {
 		}
 	})
 }
+
+// LSP: exit means 0 when shutdown was received before it, whether or not
+// its reply has been sent yet.
+func TestExitRightBehindShutdownIsZero(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		startHeld(t, env, ed, sid)
+		ed.WriteFrame(request("bye", "shutdown", nil))
+		ed.Notify("exit", nil)
+		ed.AwaitClosed(env.Timeout)
+		if code := ed.WaitExit(); code != 0 {
+			t.Errorf("exit right behind shutdown: status %d, want 0\n%s", code, ed.Server().Log())
+		}
+	})
+}
