@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"scv/internal/fakeopenai"
+	"scv/runtime/provider"
+)
+
+var scvBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "scv-cmd-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	scvBin = filepath.Join(dir, "scv")
+	if out, err := exec.Command("go", "build", "-o", scvBin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// run starts scv with a private SCV_HOME and returns stdout, stderr and
+// the exit status.
+func run(t *testing.T, home, dir string, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(scvBin, args...)
+	cmd.Dir = dir
+	cmd.Env = []string{"SCV_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH"), "SCV_NO_DAEMON=1"}
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if exit, ok := err.(*exec.ExitError); ok {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+func fakeHome(t *testing.T, srv *fakeopenai.Server) string {
+	t.Helper()
+	home := t.TempDir()
+	cfg := fmt.Sprintf("[provider]\nbase_url = %q\napi_key = \"test-key\"\nmax_retries = 0\n", srv.URL())
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+func TestDemoShowsTheWholeTurnOffline(t *testing.T) {
+	stdout, stderr, code := run(t, t.TempDir(), t.TempDir(), "", "demo")
+	if code != 0 {
+		t.Fatalf("scv demo exited %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"replay script", "notes.md was updated"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, want := range []string{"→ edit_file", "approval needed: edit_file (write)", "+Hello from scv!", "-TODO: write a greeting.", "✓ edit_file", "tokens:", "Hello from scv! This line was written by the agent."} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+func TestExecStreamsTheAnswerAndAsksOnTheTerminal(t *testing.T) {
+	srv := fakeopenai.New(t)
+	home := fakeHome(t, srv)
+	work := t.TempDir()
+	srv.Enqueue(
+		fakeopenai.Reply{Chunks: []string{"Writing ", "it."}, ToolCalls: []provider.ToolCall{{ID: "c1", Name: "write_file", Arguments: `{"path":"out.txt","content":"hi\n"}`}}},
+		fakeopenai.Reply{Chunks: []string{"All ", "done."}, Usage: &provider.Usage{InputTokens: 12, OutputTokens: 3}},
+	)
+	stdout, stderr, code := run(t, home, work, "y\n", "exec", "write hi to out.txt")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if stdout != "Writing it.\nAll done.\n" {
+		t.Fatalf("stdout = %q", stdout)
+	}
+	if !strings.Contains(stderr, "approve write_file?") || !strings.Contains(stderr, "+hi") || !strings.Contains(stderr, "12 in, 3 out") {
+		t.Fatalf("stderr lacks the approval, the diff or the usage:\n%s", stderr)
+	}
+	if data, err := os.ReadFile(filepath.Join(work, "out.txt")); err != nil || string(data) != "hi\n" {
+		t.Fatalf("out.txt = %q, %v", data, err)
+	}
+}
+
+func TestExecDeniedAtTheTerminalLeavesTheWorkspaceAlone(t *testing.T) {
+	srv := fakeopenai.New(t)
+	home := fakeHome(t, srv)
+	work := t.TempDir()
+	srv.Enqueue(
+		fakeopenai.Reply{ToolCalls: []provider.ToolCall{{ID: "c1", Name: "shell", Arguments: `{"command":"touch pwned"}`}}},
+		fakeopenai.Reply{Chunks: []string{"Understood."}},
+	)
+	_, stderr, code := run(t, home, work, "n\n", "exec", "run something")
+	if code != 0 || !strings.Contains(stderr, "decision: deny") {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(work, "pwned")); !os.IsNotExist(err) {
+		t.Fatalf("a denied command ran: %v", err)
+	}
+}
+
+func TestExecFailureExitsOne(t *testing.T) {
+	srv := fakeopenai.New(t)
+	home := fakeHome(t, srv)
+	srv.Enqueue(fakeopenai.Reply{Status: 401})
+	_, stderr, code := run(t, home, t.TempDir(), "", "exec", "hello")
+	if code != 1 || !strings.Contains(stderr, "provider_auth") {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if strings.Contains(stderr, "test-key") {
+		t.Fatalf("the API key leaked into the output:\n%s", stderr)
+	}
+}
+
+func TestExecWithoutACredentialNamesTheSetting(t *testing.T) {
+	home := t.TempDir()
+	_, stderr, code := run(t, home, t.TempDir(), "", "exec", "hello")
+	if code != 1 || !strings.Contains(stderr, "provider.api_key_env") || !strings.Contains(stderr, filepath.Join(home, "config.toml")) {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+}
+
+func TestExecInterruptCancelsTheTurn(t *testing.T) {
+	srv := fakeopenai.New(t)
+	home := fakeHome(t, srv)
+	hold := make(chan struct{})
+	defer close(hold)
+	srv.Enqueue(fakeopenai.Reply{Chunks: []string{"thinking"}, Hold: hold})
+	cmd := exec.Command(scvBin, "exec", "wait forever")
+	cmd.Dir = t.TempDir()
+	cmd.Env = []string{"SCV_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.WaitRequests(1, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	exit, ok := err.(*exec.ExitError)
+	if !ok || exit.ExitCode() != 130 || !strings.Contains(errOut.String(), "cancelled") {
+		t.Fatalf("exec after Ctrl-C: %v\n%s", err, errOut.String())
+	}
+}
+
+func TestInitWritesOnceAndVersionPrints(t *testing.T) {
+	home := t.TempDir()
+	out, _, code := run(t, home, home, "", "init")
+	if code != 0 || !strings.Contains(out, filepath.Join(home, "config.toml")) {
+		t.Fatalf("init: %d %s", code, out)
+	}
+	_, stderr, code := run(t, home, home, "", "init")
+	if code != 1 || !strings.Contains(stderr, "config.toml") {
+		t.Fatalf("second init: %d %s", code, stderr)
+	}
+	out, _, code = run(t, home, home, "", "version")
+	if code != 0 || !strings.HasPrefix(out, "scv ") {
+		t.Fatalf("version: %d %q", code, out)
+	}
+	_, _, code = run(t, home, home, "", "no-such-command")
+	if code != 2 {
+		t.Fatalf("unknown command exited %d", code)
+	}
+}
