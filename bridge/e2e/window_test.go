@@ -64,6 +64,19 @@ func (c pipeConn) Close() error {
 // stdin and the bridge must exit.
 func (e *env) bridge(name string, args ...string) *window {
 	e.t.Helper()
+	w := newWindow(e.t, name)
+	var rwc pipeConn
+	rwc, w.proc = e.bridgeProc(args...)
+	w.stdin = rwc.w
+	w.c = client.New(rwc, w.record)
+	e.t.Cleanup(w.close)
+	return w
+}
+
+// bridgeProc starts `scv lsp args...` and returns the editor's end of its
+// stdio: reads take its stdout, writes go to its stdin.
+func (e *env) bridgeProc(args ...string) (pipeConn, *proc) {
+	e.t.Helper()
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		e.t.Fatal(err)
@@ -72,15 +85,11 @@ func (e *env) bridge(name string, args ...string) *window {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	w := newWindow(e.t, name)
-	w.proc = e.start(inR, outW, append([]string{"lsp"}, args...)...)
+	p := e.start(inR, outW, append([]string{"lsp"}, args...)...)
 	// The child holds its own copies; ours would hide its exit (no EOF).
 	inR.Close()
 	outW.Close()
-	w.stdin = inW
-	w.c = client.New(pipeConn{r: outR, w: inW}, w.record)
-	e.t.Cleanup(w.close)
-	return w
+	return pipeConn{r: outR, w: inW}, p
 }
 
 // direct connects a window straight to the daemon socket, as scv status
