@@ -9,7 +9,8 @@ import (
 )
 
 // dialers are the transports every integration test runs over: the built
-// binary on stdio, and the server in this process over a pipe.
+// binary on stdio, the server in this process over a pipe, and the binary
+// as a bridge forwarding to a real daemon.
 var dialers []lsptest.Dialer
 
 func TestMain(m *testing.M) {
@@ -28,7 +29,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	dialers = []lsptest.Dialer{lsptest.InProcess{}, lsptest.Binary{Path: bin}}
+	dialers = []lsptest.Dialer{lsptest.InProcess{}, lsptest.Binary{Path: bin}, lsptest.Forwarded{Path: bin}}
 	return m.Run()
 }
 

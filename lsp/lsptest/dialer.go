@@ -52,6 +52,12 @@ func (Binary) Name() string { return "binary" }
 
 // Dial implements Dialer.
 func (b Binary) Dial(env *Env) (Server, error) {
+	return startProcess(b.Path, []string{"lsp"}, env.Environ(), env.Home)
+}
+
+// startProcess runs bin with args on pipes the editor owns; its stderr
+// goes to a file in dir.
+func startProcess(bin string, args, environ []string, dir string) (*process, error) {
 	// Our own pipes, not exec's StdinPipe/StdoutPipe: Wait would close
 	// those under a reader that has not finished.
 	inR, inW, err := os.Pipe()
@@ -64,7 +70,7 @@ func (b Binary) Dial(env *Env) (Server, error) {
 		inW.Close()
 		return nil, fmt.Errorf("stdout pipe: %w", err)
 	}
-	logFile, err := os.CreateTemp(env.Home, "stderr-*.log")
+	logFile, err := os.CreateTemp(dir, "stderr-*.log")
 	if err != nil {
 		inR.Close()
 		inW.Close()
@@ -72,9 +78,9 @@ func (b Binary) Dial(env *Env) (Server, error) {
 		outW.Close()
 		return nil, fmt.Errorf("stderr file: %w", err)
 	}
-	cmd := exec.Command(b.Path, "lsp")
-	cmd.Env = env.Environ()
-	cmd.Dir = env.Home
+	cmd := exec.Command(bin, args...)
+	cmd.Env = environ
+	cmd.Dir = dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, logFile
 	startErr := cmd.Start()
 	// The child has its copies; keeping ours would hide its exit (no EOF).
@@ -84,7 +90,7 @@ func (b Binary) Dial(env *Env) (Server, error) {
 		inW.Close()
 		outR.Close()
 		logFile.Close()
-		return nil, fmt.Errorf("start %s lsp: %w", b.Path, startErr)
+		return nil, fmt.Errorf("start %s %v: %w", bin, args, startErr)
 	}
 	p := &process{cmd: cmd, in: inW, out: outR, log: logFile, exited: make(chan struct{})}
 	go func() {

@@ -50,6 +50,7 @@ type Env struct {
 	mu      sync.Mutex
 	config  map[string]map[string]any // TOML tables of config.toml
 	environ map[string]string
+	daemon  *daemon // the Forwarded dialer's daemon, shared by the Env's editors
 }
 
 // NewEnv returns an environment whose config.toml points the openai
