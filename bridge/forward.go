@@ -195,7 +195,7 @@ func (f *forwarder) up(editorIn io.Reader) error {
 	r := wire.NewReader(editorIn, f.limits.MaxClientFrameBytes)
 	var buf []byte
 	for {
-		body, err := r.ReadFrame()
+		body, err := r.Next() // copied on by AppendFrame below
 		var tooLarge *wire.TooLargeError
 		switch {
 		case err == nil:
@@ -244,7 +244,7 @@ func (f *forwarder) noteLifecycle(body []byte) {
 func (f *forwarder) down() error {
 	r := wire.NewReader(f.daemon, f.limits.MaxServerFrameBytes)
 	for {
-		body, err := r.ReadFrame()
+		body, err := r.Next() // copied into the editor queue by toEditor
 		var tooLarge *wire.TooLargeError
 		switch {
 		case err == nil:

@@ -34,6 +34,7 @@ func (e *TooLargeError) Error() string {
 type Reader struct {
 	r     *bufio.Reader
 	limit int
+	buf   []byte // Next's body buffer, reused
 }
 
 // NewReader returns a Reader that refuses bodies larger than limit bytes.
@@ -45,6 +46,24 @@ func NewReader(r io.Reader, limit int) *Reader {
 // and owned by the caller. Errors: io.EOF at a clean end between frames,
 // *TooLargeError (recoverable), ErrBadFraming or an I/O error (fatal).
 func (r *Reader) ReadFrame() ([]byte, error) {
+	return r.read(nil)
+}
+
+// Next is ReadFrame for relays that copy each frame on: the body it
+// returns is only valid until the next call, which saves an allocation
+// per frame.
+func (r *Reader) Next() ([]byte, error) {
+	body, err := r.read(r.buf)
+	if err == nil && cap(body) <= reuseLimit {
+		r.buf = body[:0]
+	}
+	return body, err
+}
+
+// reuseLimit keeps Next from holding on to the buffer of a rare huge frame.
+const reuseLimit = 1 << 20
+
+func (r *Reader) read(buf []byte) ([]byte, error) {
 	length, err := r.readHeader()
 	if err != nil {
 		return nil, err
@@ -55,7 +74,10 @@ func (r *Reader) ReadFrame() ([]byte, error) {
 		}
 		return nil, &TooLargeError{Length: length, Limit: r.limit}
 	}
-	body := make([]byte, length)
+	if int64(cap(buf)) < length {
+		buf = make([]byte, length)
+	}
+	body := buf[:length]
 	if _, err := io.ReadFull(r.r, body); err != nil {
 		return nil, unexpected(err)
 	}

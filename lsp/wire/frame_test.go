@@ -120,3 +120,22 @@ func TestOutboundWritesInOrderAcrossChunks(t *testing.T) {
 		t.Fatal("frames were reordered or altered")
 	}
 }
+
+func TestNextReusesItsBufferAndKeepsFramesApart(t *testing.T) {
+	r := NewReader(bytes.NewReader(frames(`{"a":1}`, strings.Repeat("y", 300), `{"b":2}`)), 1000)
+	first, err := r.Next()
+	if err != nil || string(first) != `{"a":1}` {
+		t.Fatalf("first = %q, %v", first, err)
+	}
+	second, err := r.Next()
+	if err != nil || string(second) != strings.Repeat("y", 300) {
+		t.Fatalf("second = %q, %v", second, err)
+	}
+	third, err := r.Next()
+	if err != nil || string(third) != `{"b":2}` {
+		t.Fatalf("third = %q, %v", third, err)
+	}
+	if &third[0] != &second[0] {
+		t.Fatal("Next allocated a new buffer for a frame that fit the last one")
+	}
+}
