@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -16,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"scv/bridge"
@@ -24,18 +21,7 @@ import (
 	"scv/runtime/config"
 )
 
-const (
-	// controlTimeout bounds each request status, stop and attach make.
-	controlTimeout = 10 * time.Second
-	// stopTimeout is how long `scv stop` waits by default for the daemon to
-	// finish: its shutdown and flush bounds plus a margin.
-	stopTimeout = bridge.ShutdownTimeout + bridge.FlushTimeout + 5*time.Second
-	// stopPoll is how often `scv stop` looks whether the daemon is gone.
-	stopPoll = 50 * time.Millisecond
-	// Bounds of the period at which the daemon closes idle sessions.
-	minSessionReap = time.Second
-	maxSessionReap = time.Minute
-)
+const ()
 
 // runDaemon serves the shared daemon on the user's socket until SIGTERM or
 // SIGINT, or until --idle-timeout passes with nothing to do.
@@ -92,7 +78,7 @@ func runDaemon(args []string) int {
 	reaper.Add(1)
 	go func() {
 		defer reaper.Done()
-		reapIdleSessions(reapCtx, srv, time.Duration(cfg.Daemon.SessionIdleMinutes)*time.Minute, log)
+		bridge.ReapIdleSessions(reapCtx, srv.Sessions().CloseIdle, time.Duration(cfg.Daemon.SessionIdleMinutes)*time.Minute, log)
 	}()
 	err = l.Run(ctx, bridge.DaemonOptions{
 		IdleTimeout: *idle,
@@ -112,26 +98,6 @@ func runDaemon(args []string) int {
 		return 1
 	}
 	return 0
-}
-
-// reapIdleSessions closes sessions that have had no window and no turn for
-// maxIdle (daemon.session_idle_minutes), until ctx ends.
-func reapIdleSessions(ctx context.Context, srv *lsp.Server, maxIdle time.Duration, log *slog.Logger) {
-	if maxIdle <= 0 {
-		return
-	}
-	t := time.NewTicker(min(max(maxIdle/10, minSessionReap), maxSessionReap))
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if ids := srv.Sessions().CloseIdle(maxIdle); len(ids) > 0 {
-				log.Info("closed idle sessions", "sessions", ids, "idleFor", maxIdle)
-			}
-		}
-	}
 }
 
 // connectDaemon dials the daemon for a control command. Without a daemon
@@ -170,9 +136,9 @@ func runStatus(args []string) int {
 	}
 	c := bridge.NewClient(conn, nil)
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), controlTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), bridge.ControlTimeout)
 	defer cancel()
-	st, sessions, err := queryStatus(ctx, c)
+	st, sessions, err := bridge.QueryStatus(ctx, c)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "scv status: %v\n", err)
 		return 1
@@ -183,42 +149,8 @@ func runStatus(args []string) int {
 		enc.Encode(map[string]any{"daemon": st, "sessions": sessions})
 		return 0
 	}
-	writeStatus(os.Stdout, st, sessions)
+	bridge.WriteStatus(os.Stdout, st, sessions)
 	return 0
-}
-
-func queryStatus(ctx context.Context, c *bridge.Client) (bridge.DaemonStatus, []bridge.SessionSummary, error) {
-	if _, err := c.Initialize(ctx, "scv status"); err != nil {
-		return bridge.DaemonStatus{}, nil, err
-	}
-	st, err := bridge.Status(ctx, c)
-	if err != nil {
-		return st, nil, err
-	}
-	sessions, err := bridge.Sessions(ctx, c)
-	return st, sessions, err
-}
-
-func writeStatus(w io.Writer, st bridge.DaemonStatus, sessions []bridge.SessionSummary) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "scv daemon running\n")
-	fmt.Fprintf(tw, "  pid\t%d\n", st.PID)
-	fmt.Fprintf(tw, "  version\t%s\n", st.Version)
-	fmt.Fprintf(tw, "  uptime\t%v\n", (time.Duration(st.UptimeMs) * time.Millisecond).Round(time.Second))
-	fmt.Fprintf(tw, "  socket\t%s\n", st.Socket)
-	fmt.Fprintf(tw, "  connections\t%d (this query is one of them)\n", st.Clients)
-	fmt.Fprintf(tw, "  sessions\t%d\n", len(sessions))
-	tw.Flush()
-	if len(sessions) == 0 {
-		return
-	}
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SESSION\tSTATE\tQUEUED\tWINDOWS\tMODEL\tCWD")
-	for _, s := range sessions {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.SessionID, s.State, s.Queued, s.Clients, s.Model, s.Cwd)
-	}
-	tw.Flush()
 }
 
 // runStop asks the daemon to shut down gracefully (SIGTERM) and waits for
@@ -226,7 +158,7 @@ func writeStatus(w io.Writer, st bridge.DaemonStatus, sessions []bridge.SessionS
 func runStop(args []string) int {
 	flags := flag.NewFlagSet("scv stop", flag.ContinueOnError)
 	socketFlag := flags.String("socket", "", "socket path (default $SCV_SOCKET or $SCV_HOME/server.sock)")
-	timeout := flags.Duration("timeout", stopTimeout, "how long to wait for the daemon to finish")
+	timeout := flags.Duration("timeout", bridge.StopTimeout, "how long to wait for the daemon to finish")
 	if flags.Parse(args) != nil {
 		return 2
 	}
@@ -234,48 +166,13 @@ func runStop(args []string) int {
 	if conn == nil {
 		return code
 	}
-	peer, peerErr := bridge.PeerPID(conn)
-	c := bridge.NewClient(conn, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), controlTimeout)
-	defer cancel()
-	_, err := c.Initialize(ctx, "scv stop")
-	var st bridge.DaemonStatus
-	if err == nil {
-		st, err = bridge.Status(ctx, c)
-	}
-	c.Close()
-	switch {
-	case err != nil:
+	pid, err := bridge.StopDaemon(conn, socket, *timeout)
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "scv stop: %v\n", err)
 		return 1
-	case st.PID <= 1:
-		fmt.Fprintf(os.Stderr, "scv stop: the daemon reported pid %d; not signalling it\n", st.PID)
-		return 1
-	case peerErr != nil || peer != st.PID:
-		// A forwarded socket (ssh -L): the pid is on another host, or the
-		// local relay's pid is not the daemon's.
-		fmt.Fprintf(os.Stderr, "scv stop: %s is relayed by process %d, not served by the daemon (pid %d) itself; run scv stop where the daemon runs\n",
-			socket, peer, st.PID)
-		return 1
 	}
-	if err := syscall.Kill(st.PID, syscall.SIGTERM); err != nil {
-		fmt.Fprintf(os.Stderr, "scv stop: signal the daemon (pid %d): %v\n", st.PID, err)
-		return 1
-	}
-	// Polling is the only way to watch another process's files disappear.
-	deadline := time.Now().Add(*timeout)
-	for {
-		_, statErr := os.Lstat(socket)
-		if errors.Is(statErr, fs.ErrNotExist) || errors.Is(syscall.Kill(st.PID, 0), syscall.ESRCH) {
-			fmt.Printf("scv daemon (pid %d) stopped\n", st.PID)
-			return 0
-		}
-		if time.Now().After(deadline) {
-			fmt.Fprintf(os.Stderr, "scv stop: the daemon (pid %d) did not finish within %v\n", st.PID, *timeout)
-			return 1
-		}
-		time.Sleep(stopPoll)
-	}
+	fmt.Printf("scv daemon (pid %d) stopped\n", pid)
+	return 0
 }
 
 // runAttach opens a terminal window on one of the daemon's sessions: it
@@ -323,17 +220,17 @@ func runAttach(args []string) int {
 	view := bridge.NewAttachView(out)
 	c := bridge.NewClient(conn, view.Event)
 	defer c.Close()
-	a := &attachment{ctx: ctx, c: c, view: view}
-	if code := a.attach(flags.Arg(0)); code >= 0 {
+	a := bridge.NewAttachment(ctx, c, view, os.Stdout, os.Stderr)
+	if code := a.Attach(flags.Arg(0)); code >= 0 {
 		return code
 	}
-	lines, stopInput := readLines(in)
+	lines, stopInput := bridge.ReadLines(in)
 	defer stopInput()
-	view.Printf("following session %s; answer approvals with y, s or n; q leaves", a.sessionID)
+	view.Printf("following session %s; answer approvals with y, s or n; q leaves", a.SessionID())
 	for {
 		select {
 		case <-ctx.Done():
-			a.detach()
+			a.Detach()
 			return 0
 		case <-c.Done():
 			view.Printf("the connection to the scv daemon was lost: %v", c.Err())
@@ -345,147 +242,10 @@ func runAttach(args []string) int {
 				lines = nil // stdin ended (not a terminal): just follow
 				continue
 			}
-			if a.command(strings.Fields(line)) {
-				a.detach()
+			if a.Command(strings.Fields(line)) {
+				a.Detach()
 				return 0
 			}
 		}
-	}
-}
-
-type attachment struct {
-	ctx       context.Context
-	c         *bridge.Client
-	view      *bridge.AttachView
-	sessionID string
-}
-
-// attach picks the session and attaches with afterSeq 0 (everything the
-// ring holds). It returns an exit code, or -1 to go on.
-func (a *attachment) attach(want string) int {
-	ctx, cancel := context.WithTimeout(a.ctx, controlTimeout)
-	defer cancel()
-	if _, err := a.c.Initialize(ctx, "scv attach"); err != nil {
-		fmt.Fprintf(os.Stderr, "scv attach: %v\n", err)
-		return 1
-	}
-	sessions, err := bridge.Sessions(ctx, a.c)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "scv attach: %v\n", err)
-		return 1
-	}
-	id, code := pickSession(sessions, want)
-	if id == "" {
-		return code
-	}
-	a.sessionID = id
-	var snap json.RawMessage
-	if err := a.c.Call(ctx, "scv/session/attach", map[string]any{"sessionId": id, "afterSeq": 0}, &snap); err != nil {
-		fmt.Fprintf(os.Stderr, "scv attach: %v\n", err)
-		return 1
-	}
-	if err := a.view.Snapshot(snap); err != nil {
-		fmt.Fprintf(os.Stderr, "scv attach: %v\n", err)
-		return 1
-	}
-	return -1
-}
-
-// pickSession finds want (an id or a unique prefix) among sessions; with
-// want empty, the only session. An empty id comes with the exit code.
-func pickSession(sessions []bridge.SessionSummary, want string) (string, int) {
-	var matches []bridge.SessionSummary
-	for _, s := range sessions {
-		if want == "" || strings.HasPrefix(s.SessionID, want) {
-			matches = append(matches, s)
-		}
-		if want != "" && s.SessionID == want {
-			return s.SessionID, 0
-		}
-	}
-	switch {
-	case len(sessions) == 0:
-		fmt.Println("the daemon has no sessions")
-		return "", 1
-	case len(matches) == 1:
-		return matches[0].SessionID, 0
-	case len(matches) == 0:
-		fmt.Fprintf(os.Stderr, "scv attach: no session %q; the daemon has:\n", want)
-	default:
-		fmt.Fprintln(os.Stderr, "scv attach: name one session (scv attach <session>):")
-	}
-	for _, s := range sessions {
-		fmt.Fprintf(os.Stderr, "  %s  %s  %s\n", s.SessionID, s.State, s.Cwd)
-	}
-	return "", 2
-}
-
-// command runs one line typed by the user; it reports whether to leave.
-func (a *attachment) command(words []string) bool {
-	if len(words) == 0 {
-		return false
-	}
-	decisions := map[string]string{"y": "approve", "yes": "approve", "s": "approve-session", "n": "deny", "no": "deny"}
-	verb := strings.ToLower(words[0])
-	if verb == "q" || verb == "quit" {
-		return true
-	}
-	decision, ok := decisions[verb]
-	if !ok {
-		a.view.Printf("commands: y [approval] approve, s [approval] approve for the session, n [approval] deny, q leave")
-		return false
-	}
-	pending := a.view.PendingApprovals()
-	if len(pending) == 0 {
-		a.view.Printf("no approval is waiting")
-		return false
-	}
-	id := pending[0].ApprovalID
-	if len(words) > 1 {
-		id = words[1]
-	}
-	ctx, cancel := context.WithTimeout(a.ctx, controlTimeout)
-	defer cancel()
-	err := a.c.Call(ctx, "scv/approval/resolve", map[string]any{"sessionId": a.sessionID, "approvalId": id, "decision": decision}, nil)
-	var rpcErr *bridge.RPCError
-	switch {
-	case errors.As(err, &rpcErr) && rpcErr.DataCode() == "approval_not_found":
-		a.view.Printf("approval %s is no longer waiting (another window may have answered it)", id)
-	case err != nil:
-		a.view.Printf("could not answer approval %s: %v", id, err)
-	}
-	return false
-}
-
-func (a *attachment) detach() {
-	ctx, cancel := context.WithTimeout(context.Background(), controlTimeout)
-	defer cancel()
-	a.c.Call(ctx, "scv/session/detach", map[string]any{"sessionId": a.sessionID}, nil)
-}
-
-// readLines delivers stdin's lines until it ends or stop is called; stop
-// interrupts a pending read and waits for the reader.
-func readLines(in *os.File) (<-chan string, func()) {
-	lines := make(chan string)
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer close(lines)
-		sc := bufio.NewScanner(in)
-		for sc.Scan() {
-			select {
-			case lines <- sc.Text():
-			case <-quit:
-				return
-			}
-		}
-	}()
-	return lines, func() {
-		close(quit)
-		in.SetReadDeadline(time.Unix(1, 0)) // fails harmlessly on files that never block
-		wg.Wait()
-		in.SetReadDeadline(time.Time{})
 	}
 }
