@@ -85,6 +85,7 @@ func NewServer(opts Options) *Server {
 		MaxClientFrameBytes: p.MaxClientFrameBytes,
 		MaxServerFrameBytes: p.MaxServerFrameBytes,
 		ReplayEvents:        session.ReplayEvents,
+		ReplayBytes:         session.ReplayBytes,
 		MaxInflightRequests: p.MaxInflightRequests,
 		OutboundQueueBytes:  p.OutboundQueueBytes,
 	}

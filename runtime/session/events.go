@@ -180,35 +180,3 @@ func (d deltaFields) appendFields(dst []byte) []byte {
 	dst = append(dst, `,"content":`...)
 	return appendJSONString(dst, d.content)
 }
-
-// ring keeps the last ReplayEvents events for re-attaching connections.
-type ring struct {
-	events []Event
-	start  int // index of the oldest event once the ring is full
-}
-
-func (r *ring) push(ev Event) {
-	if len(r.events) < ReplayEvents {
-		r.events = append(r.events, ev)
-		return
-	}
-	r.events[r.start] = ev
-	r.start = (r.start + 1) % ReplayEvents
-}
-
-// after returns the held events with seq > afterSeq, oldest first, and the
-// seq of the oldest held event (0 when empty).
-func (r *ring) after(afterSeq uint64) (events []Event, oldest uint64) {
-	n := len(r.events)
-	if n == 0 {
-		return nil, 0
-	}
-	oldest = r.events[r.start].Seq
-	for i := 0; i < n; i++ {
-		ev := r.events[(r.start+i)%n]
-		if ev.Seq > afterSeq {
-			events = append(events, ev)
-		}
-	}
-	return events, oldest
-}

@@ -6,6 +6,9 @@ const (
 	MaxQueueItems  = 64
 	MaxQueueBytes  = 4 * 1024 * 1024
 	ReplayEvents   = 1024
+	// ReplayBytes bounds the bytes of a session's replay ring besides
+	// its ReplayEvents count.
+	ReplayBytes = 32 << 20
 	// TurnFailedResponseLimit is the turn/failed code when an event of the
 	// turn cannot be sent because it exceeds the server frame limit.
 	TurnFailedResponseLimit = "response_limit"
@@ -22,6 +25,7 @@ type Limits struct {
 	MaxClientFrameBytes int `json:"maxClientFrameBytes"`
 	MaxServerFrameBytes int `json:"maxServerFrameBytes"`
 	ReplayEvents        int `json:"replayEvents"`
+	ReplayBytes         int `json:"replayBytes"`
 	MaxInflightRequests int `json:"maxInflightRequests"`
 	OutboundQueueBytes  int `json:"outboundQueueBytes"`
 	MaxConnections      int `json:"maxConnections,omitempty"`

@@ -249,3 +249,31 @@ func TestEventsOverTheFrameLimitAreRefused(t *testing.T) {
 		t.Fatalf("oversized event: %v, %d delivered, seq %d", err, len(rec.events), s.seq)
 	}
 }
+
+func TestRingDropsOldEventsPastItsByteBudget(t *testing.T) {
+	var r ring
+	big := make([]byte, ReplayBytes/4+1)
+	for seq := uint64(1); seq <= 10; seq++ {
+		r.push(Event{Seq: seq, Params: big})
+	}
+	events, oldest := r.after(0)
+	if len(events) != 3 || oldest != 8 || r.bytes > ReplayBytes {
+		t.Fatalf("held %d events from %d, %d bytes", len(events), oldest, r.bytes)
+	}
+	huge := make([]byte, 2*ReplayBytes)
+	r.push(Event{Seq: 11, Params: huge})
+	if events, oldest = r.after(0); len(events) != 1 || oldest != 11 {
+		t.Fatalf("an event over the whole budget: held %d from %d", len(events), oldest)
+	}
+}
+
+func TestRingStaysBoundedOverManyPushes(t *testing.T) {
+	var r ring
+	for seq := uint64(1); seq <= 10*ReplayEvents+7; seq++ {
+		r.push(Event{Seq: seq})
+	}
+	events, oldest := r.after(0)
+	if len(events) != ReplayEvents || oldest != 9*ReplayEvents+8 || cap(r.events) > 4*ReplayEvents {
+		t.Fatalf("held %d from %d, capacity %d", len(events), oldest, cap(r.events))
+	}
+}
