@@ -172,6 +172,11 @@ func (s *Session) appendHistory(m provider.Message) {
 }
 
 func (s *Session) appendToolResult(callID, text string) {
+	if text == "" {
+		// An empty tool message goes out without content, which
+		// OpenAI-compatible servers reject.
+		text = "(no output)"
+	}
 	s.appendHistory(provider.Message{Role: provider.RoleTool, ToolCallID: callID, Content: text})
 }
 
