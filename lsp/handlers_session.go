@@ -3,8 +3,6 @@ package lsp
 import (
 	"context"
 
-	"go.lsp.dev/jsonrpc2"
-
 	"scv/runtime/session"
 )
 
@@ -254,5 +252,3 @@ func handleApprovalResolve(_ context.Context, c *conn, req *incoming) (any, erro
 	}
 	return struct{}{}, s.Resolve(p.ApprovalID, p.Decision)
 }
-
-var _ = jsonrpc2.ID{}
