@@ -89,9 +89,6 @@ func Listen(path string) (*Listener, error) {
 	return l, nil
 }
 
-// Path is the socket's path.
-func (l *Listener) Path() string { return l.path }
-
 // Close stops listening, removes the socket and the lock file, and releases
 // the lock. Run calls it; call it yourself only when not running.
 func (l *Listener) Close() error {
