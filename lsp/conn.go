@@ -63,6 +63,17 @@ func (c *conn) serve() error {
 	// A blocked read only ends when the stream closes, so ctx (daemon
 	// shutdown, writer failure) closes it.
 	stopWatch := context.AfterFunc(c.ctx, func() { _ = c.rwc.Close() })
+	if d := c.srv.opts.InitializeTimeout; d > 0 {
+		handshake := time.AfterFunc(d, func() {
+			c.mu.Lock()
+			initialized := c.initialized
+			c.mu.Unlock()
+			if !initialized {
+				c.cancel()
+			}
+		})
+		defer handshake.Stop()
+	}
 	readErr := c.readLoop()
 	stopWatch()
 	c.cancel()

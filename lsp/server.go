@@ -42,6 +42,9 @@ type Options struct {
 	Protocol       config.Protocol // wire limits
 	MaxConnections int             // advertised in daemon mode
 	Getenv         func(string) string
+	// InitializeTimeout, when set, closes a connection that has not sent
+	// initialize that long after it opened (the daemon's handshake bound).
+	InitializeTimeout time.Duration
 }
 
 // Server holds the sessions and serves connections to them.

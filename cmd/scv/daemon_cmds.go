@@ -57,6 +57,7 @@ func runDaemon(args []string) int {
 	}
 	opts.Socket = socket
 	opts.MaxConnections = bridge.MaxConnections
+	opts.InitializeTimeout = bridge.HandshakeTimeout
 
 	l, err := bridge.Listen(socket)
 	var running *bridge.AlreadyRunningError
