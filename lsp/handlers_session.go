@@ -151,7 +151,11 @@ func handleTurnStart(_ context.Context, c *conn, req *incoming) (any, error) {
 	if p.Prompt == nil {
 		return nil, invalidParams("params.prompt (string) is required")
 	}
-	return s.StartTurn(*p.Prompt, p.Context, req.idText)
+	_, err = s.StartTurn(*p.Prompt, p.Context, req.idText, func(res session.TurnStart) { c.reply(req.id, res, nil) })
+	if err != nil {
+		return nil, err
+	}
+	return nil, errReplied
 }
 
 type turnCancelParams struct {

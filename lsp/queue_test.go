@@ -238,3 +238,35 @@ func TestQueueByteLimit(t *testing.T) {
 		}
 	})
 }
+
+// The reply to scv/turn/start reaches the client before the events it
+// causes, so a client knows the turn or queue id before it sees it used.
+func TestTurnStartReplyPrecedesItsEvents(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		hold, release := env.Hold()
+		defer release()
+		env.OpenAI.Enqueue(fakeopenai.Reply{Chunks: []string{"working"}, Hold: hold})
+
+		mark := ed.Frames()
+		started := ed.RawCall(`{"jsonrpc":"2.0","id":"t1","method":"scv/turn/start","params":{"sessionId":"`+sid+`","prompt":"go"}}`, `"t1"`)
+		var res session.TurnStart
+		if err := json.Unmarshal(started.Result, &res); err != nil || res.Status != "started" {
+			t.Fatalf("turn/start = %s %v", started.Result, started.Error)
+		}
+		ev := ed.AwaitNotification(session.EvTurnStarted, lsptest.ForTurn(res.TurnID), 0)
+		if ev.Index < started.Index || started.Index < mark {
+			t.Fatalf("turn/started (frame %d) arrived before its turn/start reply (frame %d)", ev.Index, started.Index)
+		}
+
+		queued := ed.RawCall(`{"jsonrpc":"2.0","id":"t2","method":"scv/turn/start","params":{"sessionId":"`+sid+`","prompt":"later"}}`, `"t2"`)
+		if err := json.Unmarshal(queued.Result, &res); err != nil || res.Status != "queued" {
+			t.Fatalf("second turn/start = %s %v", queued.Result, queued.Error)
+		}
+		enq := ed.AwaitNotification(session.EvQueueEnqueued, nil, 0)
+		if enq.Index < queued.Index {
+			t.Fatalf("queue/enqueued (frame %d) arrived before its turn/start reply (frame %d)", enq.Index, queued.Index)
+		}
+	})
+}

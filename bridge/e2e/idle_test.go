@@ -80,7 +80,7 @@ func TestIdleSessionsAreClosedAfterTheirIdleTime(t *testing.T) {
 	running := start(runner)
 	hold, release := e.hold()
 	e.openai.Enqueue(fakeopenai.Reply{Chunks: []string{"busy"}, Hold: hold})
-	if _, err := running.StartTurn("work alone", nil, "1"); err != nil {
+	if _, err := running.StartTurn("work alone", nil, "1", nil); err != nil {
 		t.Fatal(err)
 	}
 

@@ -16,8 +16,9 @@ func validatePrompt(prompt string) error {
 	return nil
 }
 
-// enqueueLocked appends a prompt to the queue and announces it.
-func (s *Session) enqueueLocked(prompt, attachments, submitter string) (QueueEntry, int, error) {
+// enqueueLocked appends a prompt to the queue and announces it; accepted,
+// when set, runs first (the requester's reply goes out before the event).
+func (s *Session) enqueueLocked(prompt, attachments, submitter string, accepted func(QueueEntry, int)) (QueueEntry, int, error) {
 	if len(s.queue) >= MaxQueueItems {
 		return QueueEntry{}, 0, errorf(CodeQueueLimit, "the queue holds %d prompts already (maxQueueItems)", MaxQueueItems)
 	}
@@ -30,6 +31,9 @@ func (s *Session) enqueueLocked(prompt, attachments, submitter string) (QueueEnt
 	s.queue = append(s.queue, entry)
 	s.queueBytes += entry.bytes()
 	position := len(s.queue) - 1
+	if accepted != nil {
+		accepted(entry, position)
+	}
 	err := s.emitLocked(EvQueueEnqueued, struct {
 		Entry    QueueEntry `json:"entry"`
 		Position int        `json:"position"`

@@ -32,8 +32,10 @@ type TurnStart struct {
 }
 
 // StartTurn starts a turn, or queues the prompt while one runs. submitter
-// is the JSON-RPC id of the request, recorded on a queued entry.
-func (s *Session) StartTurn(prompt string, ctxItems []ContextItem, submitter string) (TurnStart, error) {
+// is the JSON-RPC id of the request, recorded on a queued entry. accepted,
+// when set, receives the result under the session lock before the events
+// it causes, so a client learns the turn or queue id before it sees it used.
+func (s *Session) StartTurn(prompt string, ctxItems []ContextItem, submitter string, accepted func(TurnStart)) (TurnStart, error) {
 	if err := validatePrompt(prompt); err != nil {
 		return TurnStart{}, err
 	}
@@ -50,15 +52,22 @@ func (s *Session) StartTurn(prompt string, ctxItems []ContextItem, submitter str
 		return TurnStart{}, errorf(CodeUnsupported, "the scv daemon is shutting down; the prompt was not started")
 	}
 	if s.active != nil {
-		entry, position, err := s.enqueueLocked(prompt, attachments, submitter)
-		if err != nil {
-			return TurnStart{}, err
-		}
-		return TurnStart{Status: "queued", Entry: &entry, Position: &position}, nil
+		var res TurnStart
+		_, _, err := s.enqueueLocked(prompt, attachments, submitter, func(entry QueueEntry, position int) {
+			res = TurnStart{Status: "queued", Entry: &entry, Position: &position}
+			if accepted != nil {
+				accepted(res)
+			}
+		})
+		return res, err
 	}
 	t := s.newTurnLocked(prompt, attachments, "")
+	res := TurnStart{Status: "started", TurnID: t.id}
+	if accepted != nil {
+		accepted(res)
+	}
 	s.launchLocked(t)
-	return TurnStart{Status: "started", TurnID: t.id}, nil
+	return res, nil
 }
 
 // CancelTurn cancels the running turn if its id matches.
