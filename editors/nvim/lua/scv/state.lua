@@ -320,14 +320,19 @@ handlers["scv/queue/moved"] = function(self, p, fx, live)
   end
 end
 
-handlers["scv/queue/removed"] = function(self, p, fx, live)
+-- drop_queued removes a queue entry on a live event (removed or dequeued).
+local function drop_queued(self, queue_id, fx, live)
   if live then
-    local i = index_of(self.queue, "queueId", p.queueId)
+    local i = index_of(self.queue, "queueId", queue_id)
     if i then
       table.remove(self.queue, i)
       fx[#fx + 1] = { kind = "queue" }
     end
   end
+end
+
+handlers["scv/queue/removed"] = function(self, p, fx, live)
+  drop_queued(self, p.queueId, fx, live)
 end
 
 handlers["scv/queue/dequeued"] = function(self, p, fx, live)
@@ -336,13 +341,7 @@ handlers["scv/queue/dequeued"] = function(self, p, fx, live)
     self.prompts[p.turnId] = prompt
     self.transcript:set_prompt(p.turnId, prompt)
   end
-  if live then
-    local i = index_of(self.queue, "queueId", p.queueId)
-    if i then
-      table.remove(self.queue, i)
-      fx[#fx + 1] = { kind = "queue" }
-    end
-  end
+  drop_queued(self, p.queueId, fx, live)
 end
 
 handlers["scv/session/paused"] = function(self, p, fx, live)
