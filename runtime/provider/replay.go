@@ -9,12 +9,15 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // Replay limits and the answer given once a script has run out.
 const (
 	// MaxReplayRepeat bounds the "repeat" of one text line.
 	MaxReplayRepeat = 10_000_000
+	// MaxReplayDelayMS bounds the "delay_ms" of one text line.
+	MaxReplayDelayMS = 10_000
 	// MaxReplayResponseBytes bounds the text one scripted response streams.
 	MaxReplayResponseBytes = 256 << 20
 	// ReplayExhaustedText is streamed when a request asks for a response
@@ -45,6 +48,7 @@ type replayResponse struct {
 type replayStep struct {
 	text   string
 	repeat int
+	delay  time.Duration // before each delta of text: paces a demo
 	call   *ToolCall
 	usage  *Usage
 	err    *Error
@@ -54,6 +58,7 @@ type replayStep struct {
 type scriptLine struct {
 	Text     *string `json:"text"`
 	Repeat   *int    `json:"repeat"`
+	DelayMS  *int    `json:"delay_ms"`
 	ToolCall *struct {
 		ID        string          `json:"id"`
 		Name      string          `json:"name"`
@@ -131,6 +136,9 @@ func parseScriptLine(raw []byte, respIdx, stepIdx int) (step replayStep, stop bo
 	if line.Repeat != nil && line.Text == nil {
 		return step, false, errors.New(`"repeat" is only allowed with "text"`)
 	}
+	if line.DelayMS != nil && line.Text == nil {
+		return step, false, errors.New(`"delay_ms" is only allowed with "text"`)
+	}
 
 	switch {
 	case line.Text != nil:
@@ -143,6 +151,12 @@ func parseScriptLine(raw []byte, respIdx, stepIdx int) (step replayStep, stop bo
 		}
 		if step.text == "" {
 			return step, false, errors.New(`"text" must not be empty`)
+		}
+		if line.DelayMS != nil {
+			if *line.DelayMS < 0 || *line.DelayMS > MaxReplayDelayMS {
+				return step, false, fmt.Errorf(`"delay_ms" must be between 0 and %d, got %d`, MaxReplayDelayMS, *line.DelayMS)
+			}
+			step.delay = time.Duration(*line.DelayMS) * time.Millisecond
 		}
 	case line.ToolCall != nil:
 		tc := line.ToolCall
@@ -251,6 +265,9 @@ func (rr *replayResponse) play(ctx context.Context, onDelta func(string) error) 
 		switch {
 		case st.repeat > 0:
 			for range st.repeat {
+				if st.delay > 0 && !pause(done, st.delay) {
+					return finish(), ctx.Err()
+				}
 				// A non-blocking receive is far cheaper than ctx.Err() per
 				// delta; done is nil for contexts that never end.
 				select {
@@ -276,4 +293,16 @@ func (rr *replayResponse) play(ctx context.Context, onDelta func(string) error) 
 		return finish(), err
 	}
 	return finish(), nil
+}
+
+// pause waits d unless done closes first; it reports whether d passed.
+func pause(done <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-done:
+		return false
+	}
 }
