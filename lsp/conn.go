@@ -113,6 +113,9 @@ func (c *conn) readLoop() error {
 		case err != nil:
 			return fmt.Errorf("read from client: %w", err)
 		}
+		// Replies are never dropped, so they are what this bounds: a
+		// client that writes requests without reading waits here.
+		c.out.WaitBelow(c.srv.opts.Protocol.OutboundQueueBytes)
 		if c.handleFrame(body) {
 			return nil
 		}

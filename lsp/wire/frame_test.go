@@ -139,3 +139,31 @@ func TestNextReusesItsBufferAndKeepsFramesApart(t *testing.T) {
 		t.Fatal("Next allocated a new buffer for a frame that fit the last one")
 	}
 }
+
+func TestWaitBelowHoldsUntilTheWriterDrains(t *testing.T) {
+	o := NewOutbound(10)
+	o.Push(make([]byte, 16)) // a reply over the budget
+	released := make(chan struct{})
+	go func() {
+		o.WaitBelow(10)
+		close(released)
+	}()
+	select {
+	case <-released:
+		t.Fatal("WaitBelow returned with 16 bytes queued and a limit of 10")
+	default:
+	}
+	pr, pw := io.Pipe()
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	runDone := make(chan error, 1)
+	go func() { runDone <- o.Run(pw) }()
+	<-released // returns only once the writer has written the reply
+	if q := o.Queued(); q >= 10 {
+		t.Fatalf("released with %d bytes queued", q)
+	}
+	o.Close()
+	if err := <-runDone; err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+}

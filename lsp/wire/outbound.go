@@ -38,7 +38,7 @@ func (o *Outbound) Push(frame []byte) bool {
 	}
 	o.frames = append(o.frames, frame)
 	o.queued += len(frame)
-	o.cond.Signal()
+	o.cond.Broadcast()
 	return true
 }
 
@@ -51,8 +51,20 @@ func (o *Outbound) Offer(frame []byte) bool {
 	}
 	o.frames = append(o.frames, frame)
 	o.queued += len(frame)
-	o.cond.Signal()
+	o.cond.Broadcast()
 	return true
+}
+
+// WaitBelow waits until fewer than limit bytes are queued or the queue is
+// closed. A connection calls it before reading the next request, so a
+// client that sends requests without reading the replies is slowed down
+// instead of piling replies up without bound.
+func (o *Outbound) WaitBelow(limit int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for o.queued >= limit && !o.closed {
+		o.cond.Wait()
+	}
 }
 
 // OnDrained makes Run call f, without the queue's lock, each time it has
@@ -104,6 +116,7 @@ func (o *Outbound) Run(w io.Writer) error {
 		o.mu.Lock()
 		o.queued -= written
 		drained := len(o.frames) == 0
+		o.cond.Broadcast() // a reader waiting in WaitBelow
 		o.mu.Unlock()
 		clear(batch)
 		if err != nil {
