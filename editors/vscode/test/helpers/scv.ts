@@ -1,10 +1,12 @@
 // Spawns the real `scv lsp` over stdio with vscode-jsonrpc, in a temporary
 // SCV_HOME and workspace, pointed at a fake OpenAI endpoint. Waits are on
 // conditions ("this notification has arrived"), each bounded, never sleeps.
+import assert from "node:assert/strict";
 import { ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { after, before } from "node:test";
 import { promisify } from "node:util";
 import { createMessageConnection, MessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node";
 import { initialize, InitializeOutcome, ScvConnection } from "../../src/client/connection";
@@ -12,6 +14,7 @@ import { serverLaunch } from "../../src/client/launch";
 import type { ServerEvent } from "../../src/client/protocol";
 import { SessionStore } from "../../src/client/store";
 import type { SessionState } from "../../src/client/state";
+import { FakeOpenAI, Reply, startFakeOpenAI } from "../fake-openai";
 
 /** Bound on every wait of the integration tests. */
 export const WAIT_MS = 20_000;
@@ -218,4 +221,34 @@ export function recordFixture(name: string, lines: object[]): void {
   const dir = path.join(__dirname, "..", "fixtures", "recorded");
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, name), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+}
+
+export interface ServerSetup {
+  /** Replies the fake endpoint starts with (more can be scripted later). */
+  replies?: Reply[];
+  /** Files to create in the workspace. */
+  files?: Record<string, string>;
+  /** Send initialize before the tests (default true). */
+  initialize?: boolean;
+}
+
+/**
+ * Registers a describe block's fixture: a fake OpenAI endpoint and a real
+ * `scv lsp` pointed at it, started before its tests and stopped after them,
+ * where `scv lsp` must exit 0 after shutdown + exit. `use` receives both.
+ */
+export function withServer(setup: ServerSetup, use: (fake: FakeOpenAI, scv: ScvProcess) => void): void {
+  let fake: FakeOpenAI;
+  let scv: ScvProcess;
+  before(async () => {
+    fake = await startFakeOpenAI(...(setup.replies ?? []));
+    scv = await ScvProcess.start({ baseUrl: fake.baseUrl, files: setup.files });
+    if (setup.initialize !== false) await scv.initialize();
+    use(fake, scv);
+  });
+  after(async () => {
+    const code = await scv.stop();
+    await fake.close();
+    assert.equal(code, 0, `scv lsp exits 0 after shutdown + exit\n${scv.stderr}`);
+  });
 }

@@ -1,26 +1,18 @@
 // Cancel against the real server: the turn ends with turn/cancelled, the provider
 // stream is closed, a pending approval ends with its turn, and a wrong turn id is refused.
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { scvErrorCode } from "../../src/client/connection";
 import type { ToolBlock, TurnEntry } from "../../src/client/state";
-import { FakeOpenAI, startFakeOpenAI } from "../fake-openai";
-import { ScvProcess } from "../helpers/scv";
+import type { FakeOpenAI } from "../fake-openai";
+import { ScvProcess, withServer } from "../helpers/scv";
 
 describe("integration: cancel", () => {
   let fake: FakeOpenAI;
   let scv: ScvProcess;
-
-  before(async () => {
-    fake = await startFakeOpenAI();
-    scv = await ScvProcess.start({ baseUrl: fake.baseUrl });
-    await scv.initialize();
-  });
-
-  after(async () => {
-    const code = await scv.stop();
-    await fake.close();
-    assert.equal(code, 0, scv.stderr);
+  withServer({}, (f, s) => {
+    fake = f;
+    scv = s;
   });
 
   it("cancels while the model streams: turn/cancelled, the stream closed, the session idle", async () => {

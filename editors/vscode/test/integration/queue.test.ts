@@ -2,27 +2,19 @@
 // queued; edits with a stale revision get queue_conflict and the client re-syncs
 // from scv/queue/list; move and remove; pause; the queue drains by itself.
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { scvErrorCode } from "../../src/client/connection";
 import type { TurnEntry } from "../../src/client/state";
 import { QueueConflictError } from "../../src/client/store";
-import { FakeOpenAI, startFakeOpenAI } from "../fake-openai";
-import { recordFixture, ScvProcess } from "../helpers/scv";
+import type { FakeOpenAI } from "../fake-openai";
+import { recordFixture, ScvProcess, withServer } from "../helpers/scv";
 
 describe("integration: queue edits with a conflict", () => {
   let fake: FakeOpenAI;
   let scv: ScvProcess;
-
-  before(async () => {
-    fake = await startFakeOpenAI();
-    scv = await ScvProcess.start({ baseUrl: fake.baseUrl });
-    await scv.initialize();
-  });
-
-  after(async () => {
-    const code = await scv.stop();
-    await fake.close();
-    assert.equal(code, 0, scv.stderr);
+  withServer({}, (f, s) => {
+    fake = f;
+    scv = s;
   });
 
   it("queues while running, refuses a stale revision, re-syncs, moves, removes and drains", async () => {

@@ -2,10 +2,10 @@
 // (scv/session/detach), the turn goes on in the server, and on reopening
 // scv/session/attach {afterSeq} replays exactly what was missed.
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import type { SessionState, TurnEntry } from "../../src/client/state";
-import { FakeOpenAI, startFakeOpenAI } from "../fake-openai";
-import { ScvProcess, WAIT_MS } from "../helpers/scv";
+import type { FakeOpenAI } from "../fake-openai";
+import { ScvProcess, WAIT_MS, withServer } from "../helpers/scv";
 
 /** What two clients must agree on, whatever path they took. */
 function comparable(s: SessionState) {
@@ -21,17 +21,9 @@ function comparable(s: SessionState) {
 describe("integration: re-attach after a hidden view", () => {
   let fake: FakeOpenAI;
   let scv: ScvProcess;
-
-  before(async () => {
-    fake = await startFakeOpenAI();
-    scv = await ScvProcess.start({ baseUrl: fake.baseUrl, files: { "notes.md": "# notes\n" } });
-    await scv.initialize();
-  });
-
-  after(async () => {
-    const code = await scv.stop();
-    await fake.close();
-    assert.equal(code, 0, scv.stderr);
+  withServer({ files: { "notes.md": "# notes\n" } }, (f, s) => {
+    fake = f;
+    scv = s;
   });
 
   it("replays the events missed while detached, once each, and ends where the server is", async () => {

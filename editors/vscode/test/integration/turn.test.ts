@@ -4,13 +4,13 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { JSDOM } from "jsdom";
-import { FakeOpenAI, startFakeOpenAI } from "../fake-openai";
+import type { FakeOpenAI } from "../fake-openai";
 import { PROTOCOL_VERSION, ALL_NOTIFICATIONS, Methods } from "../../src/client/protocol";
 import { renderChat } from "../../src/client/render";
 import type { ToolBlock, TurnEntry } from "../../src/client/state";
-import { RecordedEvent, recordFixture, ScvProcess } from "../helpers/scv";
+import { RecordedEvent, recordFixture, ScvProcess, withServer } from "../helpers/scv";
 
 function seqs(events: RecordedEvent[]): number[] {
   return events.map((e) => e.params.seq);
@@ -20,23 +20,24 @@ describe("integration: a full turn with a diff approval", () => {
   let fake: FakeOpenAI;
   let scv: ScvProcess;
 
-  before(async () => {
-    fake = await startFakeOpenAI(
-      {
-        text: ["I'll ", "fix the ", "greeting."],
-        toolCalls: [{ id: "call_edit", name: "edit_file", arguments: { path: "hello.txt", old: "hello", new: "hello, world" } }],
-        usage: { prompt_tokens: 100, completion_tokens: 20 },
-      },
-      { text: ["Done: ", "it now says *hello, world*."], usage: { prompt_tokens: 140, completion_tokens: 12 } },
-    );
-    scv = await ScvProcess.start({ baseUrl: fake.baseUrl, files: { "hello.txt": "hello\n" } });
-  });
-
-  after(async () => {
-    const code = await scv.stop();
-    await fake.close();
-    assert.equal(code, 0, `scv lsp exits 0 after shutdown + exit\n${scv.stderr}`);
-  });
+  withServer(
+    {
+      replies: [
+        {
+          text: ["I'll ", "fix the ", "greeting."],
+          toolCalls: [{ id: "call_edit", name: "edit_file", arguments: { path: "hello.txt", old: "hello", new: "hello, world" } }],
+          usage: { prompt_tokens: 100, completion_tokens: 20 },
+        },
+        { text: ["Done: ", "it now says *hello, world*."], usage: { prompt_tokens: 140, completion_tokens: 12 } },
+      ],
+      files: { "hello.txt": "hello\n" },
+      initialize: false, // the first test checks initialize itself
+    },
+    (f, s) => {
+      fake = f;
+      scv = s;
+    },
+  );
 
   it("initialize advertises protocol 1 and every method and notification the client uses", async () => {
     const init = await scv.initialize();
