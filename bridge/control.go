@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net"
 
+	"scv/lsp"
 	"scv/lsp/client"
 	"scv/runtime/session"
 )
@@ -31,15 +32,7 @@ func NewClient(conn net.Conn, onNotify func(method string, params json.RawMessag
 }
 
 // DaemonStatus is the result of scv/daemon/status.
-type DaemonStatus struct {
-	Mode     string            `json:"mode"`
-	PID      int               `json:"pid"`
-	Version  string            `json:"version"`
-	UptimeMs int64             `json:"uptimeMs"`
-	Socket   string            `json:"socket"`
-	Clients  int               `json:"clients"`
-	Sessions []session.Summary `json:"sessions"`
-}
+type DaemonStatus = lsp.DaemonStatus
 
 // SessionSummary is one entry of scv/session/list.
 type SessionSummary = session.Summary

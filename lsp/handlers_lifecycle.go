@@ -19,8 +19,8 @@ type initializeParams struct {
 	} `json:"initializationOptions"`
 }
 
-// scvCapabilities is capabilities.experimental.scv.
-type scvCapabilities struct {
+// Capabilities is capabilities.experimental.scv of the initialize result.
+type Capabilities struct {
 	ProtocolVersion  int            `json:"protocolVersion"`
 	Methods          []string       `json:"methods"`
 	Notifications    []string       `json:"notifications"`
@@ -29,18 +29,20 @@ type scvCapabilities struct {
 	Daemon           bool           `json:"daemon"`
 }
 
-type serverInfo struct {
+// ServerInfo names the server in the initialize result.
+type ServerInfo struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
 }
 
-type initializeResult struct {
+// InitializeResult is the part of the initialize result scv defines.
+type InitializeResult struct {
 	Capabilities struct {
 		Experimental struct {
-			SCV scvCapabilities `json:"scv"`
+			SCV Capabilities `json:"scv"`
 		} `json:"experimental"`
 	} `json:"capabilities"`
-	ServerInfo serverInfo `json:"serverInfo"`
+	ServerInfo ServerInfo `json:"serverInfo"`
 }
 
 func handleInitialize(_ context.Context, c *conn, req *incoming) (any, error) {
@@ -58,9 +60,9 @@ func handleInitialize(_ context.Context, c *conn, req *incoming) (any, error) {
 		return nil, jsonrpc2.NewError(codeInvalidRequest, "initialize was already received on this connection")
 	}
 	c.initialized = true
-	var res initializeResult
-	res.ServerInfo = serverInfo{Name: "scv", Version: c.srv.opts.Version}
-	res.Capabilities.Experimental.SCV = scvCapabilities{
+	var res InitializeResult
+	res.ServerInfo = ServerInfo{Name: "scv", Version: c.srv.opts.Version}
+	res.Capabilities.Experimental.SCV = Capabilities{
 		ProtocolVersion:  ProtocolVersion,
 		Methods:          AdvertisedMethods(),
 		Notifications:    session.Notifications,
@@ -83,18 +85,19 @@ func handleShutdown(_ context.Context, c *conn, _ *incoming) (any, error) {
 	return nil, nil
 }
 
-type daemonStatus struct {
+// DaemonStatus is the result of scv/daemon/status.
+type DaemonStatus struct {
 	Mode     string            `json:"mode"`
 	PID      int               `json:"pid"`
 	Version  string            `json:"version"`
 	UptimeMs int64             `json:"uptimeMs"`
-	Socket   string            `json:"socket,omitempty"`
+	Socket   string            `json:"socket"`
 	Clients  int               `json:"clients"`
 	Sessions []session.Summary `json:"sessions"`
 }
 
 func handleDaemonStatus(_ context.Context, c *conn, _ *incoming) (any, error) {
-	return daemonStatus{
+	return DaemonStatus{
 		Mode:     c.srv.opts.Mode,
 		PID:      os.Getpid(),
 		Version:  c.srv.opts.Version,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"scv/bridge"
+	"scv/lsp"
 	"scv/lsp/client"
 	"scv/runtime/session"
 )
@@ -188,25 +189,9 @@ func (w *window) procOutput() string {
 	return "\nbridge output:\n" + w.proc.output.String()
 }
 
-// initializeResult is the part of the initialize answer the tests read.
-type initializeResult struct {
-	Capabilities struct {
-		Experimental struct {
-			SCV struct {
-				ProtocolVersion int            `json:"protocolVersion"`
-				Limits          session.Limits `json:"limits"`
-				Daemon          bool           `json:"daemon"`
-			} `json:"scv"`
-		} `json:"experimental"`
-	} `json:"capabilities"`
-	ServerInfo struct {
-		Name string `json:"name"`
-	} `json:"serverInfo"`
-}
-
-func (w *window) initialize() initializeResult {
+func (w *window) initialize() lsp.InitializeResult {
 	w.t.Helper()
-	var res initializeResult
+	var res lsp.InitializeResult
 	w.mustCall("initialize", map[string]any{
 		"processId":             os.Getpid(),
 		"capabilities":          map[string]any{},

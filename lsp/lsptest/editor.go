@@ -10,32 +10,16 @@ import (
 	"testing"
 	"time"
 
+	"scv/lsp"
 	"scv/lsp/client"
 	"scv/runtime/session"
 )
 
 // Capabilities is capabilities.experimental.scv of the initialize result.
-type Capabilities struct {
-	ProtocolVersion  int            `json:"protocolVersion"`
-	Methods          []string       `json:"methods"`
-	Notifications    []string       `json:"notifications"`
-	Limits           session.Limits `json:"limits"`
-	ApprovalPolicies []string       `json:"approvalPolicies"`
-	Daemon           bool           `json:"daemon"`
-}
+type Capabilities = lsp.Capabilities
 
 // InitializeResult is the part of the initialize result scv defines.
-type InitializeResult struct {
-	Capabilities struct {
-		Experimental struct {
-			SCV Capabilities `json:"scv"`
-		} `json:"experimental"`
-	} `json:"capabilities"`
-	ServerInfo struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
-	} `json:"serverInfo"`
-}
+type InitializeResult = lsp.InitializeResult
 
 // Editor is a fake editor connected to one server. Its methods that end in
 // a test failure must be called from the test's goroutine.
