@@ -269,7 +269,7 @@ func (c *conn) notify(method string, params any) {
 	if err != nil {
 		return
 	}
-	c.out.Push(wire.AppendFrame(nil, jsonrpc2.AppendNotification(nil, method, jsonrpc2.RawMessage(raw))))
+	c.out.Push(eventFrame(method, raw))
 }
 
 // Deliver implements session.Subscriber. Events that do not fit in the
@@ -321,11 +321,12 @@ func laggedFrame(sid string, missed uint64) []byte {
 		SessionID string `json:"sessionId"`
 		Missed    uint64 `json:"missed"`
 	}{sid, missed})
-	return wire.AppendFrame(nil, jsonrpc2.AppendNotification(nil, session.EvSessionLagged, jsonrpc2.RawMessage(lagged)))
+	return eventFrame(session.EvSessionLagged, lagged)
 }
 
-// eventFrame frames an event as a notification in one allocation: the
-// streaming hot path. Method names are plain ASCII, so they need no escaping.
+// eventFrame frames a notification in one allocation: the streaming hot
+// path, and the one way this package frames notifications. Method names are
+// plain ASCII, so they need no escaping.
 func eventFrame(method string, params []byte) []byte {
 	const open, mid = `{"jsonrpc":"2.0","method":"`, `","params":`
 	bodyLen := len(open) + len(method) + len(mid) + len(params) + 1
