@@ -158,6 +158,13 @@ func TestAttachAfterRingOverflowSendsGap(t *testing.T) {
 // one, and re-syncs with attach afterSeq.
 func TestSlowEditorIsToldItLagged(t *testing.T) {
 	each(t, func(t *testing.T, env *lsptest.Env) {
+		if env.ServedByDaemon() {
+			// The bridge buffers up to bridge.ForwardBufferBytes for a
+			// stalled editor, so whether the daemon's own queue overflows
+			// depends on scheduling; bridge/e2e tests lagging through the
+			// daemon with floods larger than that buffer.
+			t.Skip("the bridge's buffer hides a stall of this size")
+		}
 		env.Set("protocol", "max_server_frame_bytes", 8192)
 		env.Set("protocol", "outbound_queue_bytes", 8192)
 		// ~200 KB of events: far more than the queue and a pipe buffer hold,
