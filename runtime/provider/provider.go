@@ -63,7 +63,9 @@ type Response struct {
 
 // Provider streams one completion. onDelta receives every text chunk in
 // order; an error it returns aborts the stream and is returned unchanged.
-// A stream that breaks or ends without its terminator is an *Error.
+// A stream that breaks or ends without its terminator is an *Error. The
+// Response holds whatever was assembled, even with an error: its Content
+// is exactly the text onDelta received.
 type Provider interface {
 	Stream(ctx context.Context, req Request, onDelta func(text string) error) (Response, error)
 }

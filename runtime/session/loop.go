@@ -27,25 +27,20 @@ func (s *Session) runTurn(t *turn) outcome {
 			return outcome{err: err}
 		}
 		req := provider.Request{Model: s.model, Messages: s.requestMessages(), Tools: s.toolSpecs()}
-		var text strings.Builder
 		resp, err := s.provider.Stream(t.ctx, req, func(delta string) error {
-			text.WriteString(delta)
 			return s.emitTurn(EvAssistantDelta, deltaFields{t.id, delta})
 		})
 		t.usage.InputTokens += resp.Usage.InputTokens
 		t.usage.OutputTokens += resp.Usage.OutputTokens
+		content := resp.Content // the streamed text, also when the stream failed
 		if err != nil {
-			if text.Len() > 0 {
-				s.appendHistory(provider.Message{Role: provider.RoleAssistant, Content: text.String()})
+			if content != "" {
+				s.appendHistory(provider.Message{Role: provider.RoleAssistant, Content: content})
 			}
 			if t.ctx.Err() != nil {
 				return outcome{err: context.Canceled}
 			}
 			return outcome{err: err}
-		}
-		content := resp.Content
-		if content == "" {
-			content = text.String()
 		}
 		if content != "" {
 			if err := s.emitTurn(EvAssistantCompleted, deltaFields{t.id, content}); err != nil {
