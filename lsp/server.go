@@ -66,21 +66,8 @@ func NewServer(opts Options) *Server {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
+	opts.Protocol = opts.Protocol.WithDefaults()
 	p := opts.Protocol
-	defaults := config.Defaults().Protocol
-	if p.MaxClientFrameBytes <= 0 {
-		p.MaxClientFrameBytes = defaults.MaxClientFrameBytes
-	}
-	if p.MaxServerFrameBytes <= 0 {
-		p.MaxServerFrameBytes = defaults.MaxServerFrameBytes
-	}
-	if p.OutboundQueueBytes <= 0 {
-		p.OutboundQueueBytes = defaults.OutboundQueueBytes
-	}
-	if p.MaxInflightRequests <= 0 {
-		p.MaxInflightRequests = defaults.MaxInflightRequests
-	}
-	opts.Protocol = p
 	limits := session.Limits{
 		MaxPromptBytes:      session.MaxPromptBytes,
 		MaxQueueItems:       session.MaxQueueItems,

@@ -92,3 +92,22 @@ func Defaults() Config {
 		Daemon: Daemon{SessionIdleMinutes: DefaultSessionIdleMinutes},
 	}
 }
+
+// WithDefaults returns p with every unset (zero or negative) limit replaced
+// by its default, for servers built without a loaded configuration.
+func (p Protocol) WithDefaults() Protocol {
+	d := Defaults().Protocol
+	if p.MaxClientFrameBytes <= 0 {
+		p.MaxClientFrameBytes = d.MaxClientFrameBytes
+	}
+	if p.MaxServerFrameBytes <= 0 {
+		p.MaxServerFrameBytes = d.MaxServerFrameBytes
+	}
+	if p.OutboundQueueBytes <= 0 {
+		p.OutboundQueueBytes = d.OutboundQueueBytes
+	}
+	if p.MaxInflightRequests <= 0 {
+		p.MaxInflightRequests = d.MaxInflightRequests
+	}
+	return p
+}
