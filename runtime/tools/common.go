@@ -57,6 +57,18 @@ func (s spec) Description() string         { return s.desc }
 func (s spec) Parameters() json.RawMessage { return s.params.schema() }
 func (s spec) Risk() Risk                  { return s.risk }
 
+// workspaceTool is what every builtin tool holds besides its own logic:
+// its spec, the workspace it works in and the limits it obeys.
+type workspaceTool struct {
+	spec
+	ws     *Workspace
+	limits Limits
+}
+
+func bind(ws *Workspace, limits Limits, s spec) workspaceTool {
+	return workspaceTool{spec: s, ws: ws, limits: limits}
+}
+
 // fail is the Result of a call that could not be carried out.
 func (s spec) fail(format string, args ...any) Result {
 	return Result{Success: false, Output: validUTF8(s.name + ": " + fmt.Sprintf(format, args...))}

@@ -102,9 +102,7 @@ func matchSegs(pat, name []string, prefix bool) bool {
 }
 
 type globTool struct {
-	spec
-	ws     *Workspace
-	limits Limits
+	workspaceTool
 }
 
 type globArgs struct {
@@ -112,20 +110,16 @@ type globArgs struct {
 }
 
 func newGlob(ws *Workspace, limits Limits) *globTool {
-	return &globTool{
-		spec: spec{
-			name: "glob",
-			desc: "Find files and directories whose workspace-relative path matches a glob pattern. " +
-				"\"*\", \"?\" and \"[...]\" match within one path segment; a \"**\" segment matches any number of directories (e.g. \"src/**/*.go\"). " +
-				"Directories end with \"/\". .git directories are skipped unless the pattern starts inside one.",
-			params: params{
-				{name: "pattern", typ: typeString, required: true, desc: "Glob pattern relative to the workspace root."},
-			},
-			risk: RiskReadOnly,
+	return &globTool{bind(ws, limits, spec{
+		name: "glob",
+		desc: "Find files and directories whose workspace-relative path matches a glob pattern. " +
+			"\"*\", \"?\" and \"[...]\" match within one path segment; a \"**\" segment matches any number of directories (e.g. \"src/**/*.go\"). " +
+			"Directories end with \"/\". .git directories are skipped unless the pattern starts inside one.",
+		params: params{
+			{name: "pattern", typ: typeString, required: true, desc: "Glob pattern relative to the workspace root."},
 		},
-		ws:     ws,
-		limits: limits,
-	}
+		risk: RiskReadOnly,
+	})}
 }
 
 func (t *globTool) Summary(args json.RawMessage) string {

@@ -27,9 +27,7 @@ const (
 var errGrepFull = errors.New("grep budget spent")
 
 type grepTool struct {
-	spec
-	ws     *Workspace
-	limits Limits
+	workspaceTool
 }
 
 type grepArgs struct {
@@ -39,21 +37,17 @@ type grepArgs struct {
 }
 
 func newGrep(ws *Workspace, limits Limits) *grepTool {
-	return &grepTool{
-		spec: spec{
-			name: "grep",
-			desc: "Search text files for lines matching a regular expression (RE2 syntax). " +
-				"Prints path:line: text for each match. Skips .git directories and binary files.",
-			params: params{
-				{name: "pattern", typ: typeString, required: true, desc: "Regular expression (RE2 syntax) matched against each line."},
-				{name: "path", typ: typeString, desc: "File or directory to search, relative to the workspace root (default \".\")."},
-				{name: "glob", typ: typeString, desc: "Only search files whose name matches this glob (e.g. \"*.go\"); with a \"/\" it matches the workspace-relative path and may use \"**\"."},
-			},
-			risk: RiskReadOnly,
+	return &grepTool{bind(ws, limits, spec{
+		name: "grep",
+		desc: "Search text files for lines matching a regular expression (RE2 syntax). " +
+			"Prints path:line: text for each match. Skips .git directories and binary files.",
+		params: params{
+			{name: "pattern", typ: typeString, required: true, desc: "Regular expression (RE2 syntax) matched against each line."},
+			{name: "path", typ: typeString, desc: "File or directory to search, relative to the workspace root (default \".\")."},
+			{name: "glob", typ: typeString, desc: "Only search files whose name matches this glob (e.g. \"*.go\"); with a \"/\" it matches the workspace-relative path and may use \"**\"."},
 		},
-		ws:     ws,
-		limits: limits,
-	}
+		risk: RiskReadOnly,
+	})}
 }
 
 func (t *grepTool) Summary(args json.RawMessage) string {

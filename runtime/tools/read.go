@@ -15,9 +15,7 @@ import (
 const maxListEntries = 1000
 
 type readFileTool struct {
-	spec
-	ws     *Workspace
-	limits Limits
+	workspaceTool
 }
 
 type readFileArgs struct {
@@ -27,20 +25,16 @@ type readFileArgs struct {
 }
 
 func newReadFile(ws *Workspace, limits Limits) *readFileTool {
-	return &readFileTool{
-		spec: spec{
-			name: "read_file",
-			desc: "Read a UTF-8 text file in the workspace. Large files are cut; use offset and limit to page through them.",
-			params: params{
-				{name: "path", typ: typeString, required: true, desc: "File path, relative to the workspace root."},
-				{name: "offset", typ: typeInteger, desc: "1-based number of the first line to return (default 1)."},
-				{name: "limit", typ: typeInteger, desc: "Maximum number of lines to return (default: to the end of the file)."},
-			},
-			risk: RiskReadOnly,
+	return &readFileTool{bind(ws, limits, spec{
+		name: "read_file",
+		desc: "Read a UTF-8 text file in the workspace. Large files are cut; use offset and limit to page through them.",
+		params: params{
+			{name: "path", typ: typeString, required: true, desc: "File path, relative to the workspace root."},
+			{name: "offset", typ: typeInteger, desc: "1-based number of the first line to return (default 1)."},
+			{name: "limit", typ: typeInteger, desc: "Maximum number of lines to return (default: to the end of the file)."},
 		},
-		ws:     ws,
-		limits: limits,
-	}
+		risk: RiskReadOnly,
+	})}
 }
 
 func (t *readFileTool) Summary(args json.RawMessage) string {
@@ -150,9 +144,7 @@ func (t *readFileTool) Run(ctx context.Context, args json.RawMessage) Result {
 }
 
 type listDirTool struct {
-	spec
-	ws     *Workspace
-	limits Limits
+	workspaceTool
 }
 
 type listDirArgs struct {
@@ -160,18 +152,14 @@ type listDirArgs struct {
 }
 
 func newListDir(ws *Workspace, limits Limits) *listDirTool {
-	return &listDirTool{
-		spec: spec{
-			name: "list_dir",
-			desc: "List the entries of a directory in the workspace, sorted by name; directories end with \"/\".",
-			params: params{
-				{name: "path", typ: typeString, desc: "Directory path, relative to the workspace root (default \".\")."},
-			},
-			risk: RiskReadOnly,
+	return &listDirTool{bind(ws, limits, spec{
+		name: "list_dir",
+		desc: "List the entries of a directory in the workspace, sorted by name; directories end with \"/\".",
+		params: params{
+			{name: "path", typ: typeString, desc: "Directory path, relative to the workspace root (default \".\")."},
 		},
-		ws:     ws,
-		limits: limits,
-	}
+		risk: RiskReadOnly,
+	})}
 }
 
 func (t *listDirTool) Summary(args json.RawMessage) string {

@@ -21,9 +21,7 @@ import (
 const shellDrainGrace = 2 * time.Second
 
 type shellTool struct {
-	spec
-	ws     *Workspace
-	limits Limits
+	workspaceTool
 }
 
 type shellArgs struct {
@@ -31,19 +29,15 @@ type shellArgs struct {
 }
 
 func newShell(ws *Workspace, limits Limits) *shellTool {
-	return &shellTool{
-		spec: spec{
-			name: "shell",
-			desc: fmt.Sprintf("Run a command with sh -c in the workspace root and return its combined stdout and stderr and exit code. "+
-				"Stdin is empty; the command is killed after %s, and background processes do not outlive it.", limits.ShellTimeout),
-			params: params{
-				{name: "command", typ: typeString, required: true, desc: "The shell command line."},
-			},
-			risk: RiskExec,
+	return &shellTool{bind(ws, limits, spec{
+		name: "shell",
+		desc: fmt.Sprintf("Run a command with sh -c in the workspace root and return its combined stdout and stderr and exit code. "+
+			"Stdin is empty; the command is killed after %s, and background processes do not outlive it.", limits.ShellTimeout),
+		params: params{
+			{name: "command", typ: typeString, required: true, desc: "The shell command line."},
 		},
-		ws:     ws,
-		limits: limits,
-	}
+		risk: RiskExec,
+	})}
 }
 
 func (t *shellTool) Summary(args json.RawMessage) string {

@@ -127,9 +127,7 @@ func (c change) apply() error {
 }
 
 type writeFileTool struct {
-	spec
-	ws     *Workspace
-	limits Limits
+	workspaceTool
 }
 
 type writeFileArgs struct {
@@ -138,19 +136,15 @@ type writeFileArgs struct {
 }
 
 func newWriteFile(ws *Workspace, limits Limits) *writeFileTool {
-	return &writeFileTool{
-		spec: spec{
-			name: "write_file",
-			desc: "Create or overwrite a file in the workspace with the given content. Missing parent directories are created.",
-			params: params{
-				{name: "path", typ: typeString, required: true, desc: "File path, relative to the workspace root."},
-				{name: "content", typ: typeString, required: true, desc: "The complete new content of the file."},
-			},
-			risk: RiskWrite,
+	return &writeFileTool{bind(ws, limits, spec{
+		name: "write_file",
+		desc: "Create or overwrite a file in the workspace with the given content. Missing parent directories are created.",
+		params: params{
+			{name: "path", typ: typeString, required: true, desc: "File path, relative to the workspace root."},
+			{name: "content", typ: typeString, required: true, desc: "The complete new content of the file."},
 		},
-		ws:     ws,
-		limits: limits,
-	}
+		risk: RiskWrite,
+	})}
 }
 
 func (t *writeFileTool) plan(args json.RawMessage) (change, error) {
@@ -168,36 +162,24 @@ func (t *writeFileTool) plan(args json.RawMessage) (change, error) {
 
 func (t *writeFileTool) Summary(args json.RawMessage) string {
 	c, err := t.plan(args)
-	if err != nil {
-		return validUTF8(err.Error())
-	}
-	return c.summary(t.name, t.limits.MaxOutputBytes)
+	return t.summarize(c, err)
 }
 
 func (t *writeFileTool) Run(ctx context.Context, args json.RawMessage) Result {
 	c, err := t.plan(args)
-	if err != nil {
-		return Result{Output: validUTF8(err.Error())}
-	}
-	if err := ctx.Err(); err != nil {
-		return t.fail("cancelled")
-	}
-	if err := c.apply(); err != nil {
-		return t.fail("%v", err)
-	}
-	switch {
-	case !c.exists:
-		return Result{Success: true, Output: validUTF8(fmt.Sprintf("created %s (%s)", c.rel, plural(len(c.new), "byte")))}
-	case c.binary:
-		return Result{Success: true, Output: validUTF8(fmt.Sprintf("replaced %s (%s)", c.rel, plural(len(c.new), "byte")))}
-	}
-	return Result{Success: true, Output: validUTF8(fmt.Sprintf("wrote %s (%s, %s)", c.rel, plural(len(c.new), "byte"), c.stat()))}
+	return t.commit(ctx, c, err, func() string {
+		switch {
+		case !c.exists:
+			return fmt.Sprintf("created %s (%s)", c.rel, plural(len(c.new), "byte"))
+		case c.binary:
+			return fmt.Sprintf("replaced %s (%s)", c.rel, plural(len(c.new), "byte"))
+		}
+		return fmt.Sprintf("wrote %s (%s, %s)", c.rel, plural(len(c.new), "byte"), c.stat())
+	})
 }
 
 type editFileTool struct {
-	spec
-	ws     *Workspace
-	limits Limits
+	workspaceTool
 }
 
 type editFileArgs struct {
@@ -208,21 +190,17 @@ type editFileArgs struct {
 }
 
 func newEditFile(ws *Workspace, limits Limits) *editFileTool {
-	return &editFileTool{
-		spec: spec{
-			name: "edit_file",
-			desc: "Replace exact text in an existing file. \"old\" must occur exactly once (include surrounding lines to make it unique) unless replace_all is true.",
-			params: params{
-				{name: "path", typ: typeString, required: true, desc: "File path, relative to the workspace root."},
-				{name: "old", typ: typeString, required: true, desc: "The exact text to replace, including whitespace."},
-				{name: "new", typ: typeString, required: true, desc: "The replacement text."},
-				{name: "replace_all", typ: typeBoolean, desc: "Replace every occurrence instead of requiring exactly one (default false)."},
-			},
-			risk: RiskWrite,
+	return &editFileTool{bind(ws, limits, spec{
+		name: "edit_file",
+		desc: "Replace exact text in an existing file. \"old\" must occur exactly once (include surrounding lines to make it unique) unless replace_all is true.",
+		params: params{
+			{name: "path", typ: typeString, required: true, desc: "File path, relative to the workspace root."},
+			{name: "old", typ: typeString, required: true, desc: "The exact text to replace, including whitespace."},
+			{name: "new", typ: typeString, required: true, desc: "The replacement text."},
+			{name: "replace_all", typ: typeBoolean, desc: "Replace every occurrence instead of requiring exactly one (default false)."},
 		},
-		ws:     ws,
-		limits: limits,
-	}
+		risk: RiskWrite,
+	})}
 }
 
 // plan works out the edited content; count is how many places change.
@@ -259,22 +237,36 @@ func (t *editFileTool) plan(args json.RawMessage) (c change, count int, err erro
 
 func (t *editFileTool) Summary(args json.RawMessage) string {
 	c, _, err := t.plan(args)
+	return t.summarize(c, err)
+}
+
+func (t *editFileTool) Run(ctx context.Context, args json.RawMessage) Result {
+	c, count, err := t.plan(args)
+	return t.commit(ctx, c, err, func() string {
+		return fmt.Sprintf("edited %s: replaced %s (%s)", c.rel, plural(count, "occurrence"), c.stat())
+	})
+}
+
+// summarize is a planned change as its approval prompt shows it: the diff,
+// or why the change cannot be made.
+func (t workspaceTool) summarize(c change, err error) string {
 	if err != nil {
 		return validUTF8(err.Error())
 	}
 	return c.summary(t.name, t.limits.MaxOutputBytes)
 }
 
-func (t *editFileTool) Run(ctx context.Context, args json.RawMessage) Result {
-	c, count, err := t.plan(args)
+// commit writes a planned change unless planning failed or ctx ended;
+// done describes the change once it is on disk.
+func (t workspaceTool) commit(ctx context.Context, c change, err error, done func() string) Result {
 	if err != nil {
 		return Result{Output: validUTF8(err.Error())}
 	}
-	if err := ctx.Err(); err != nil {
+	if ctx.Err() != nil {
 		return t.fail("cancelled")
 	}
 	if err := c.apply(); err != nil {
 		return t.fail("%v", err)
 	}
-	return Result{Success: true, Output: validUTF8(fmt.Sprintf("edited %s: replaced %s (%s)", c.rel, plural(count, "occurrence"), c.stat()))}
+	return Result{Success: true, Output: validUTF8(done())}
 }
