@@ -132,20 +132,26 @@ function State:_end_turn(turn_id, effects, live)
   end
 end
 
+-- drop_queued removes a queue entry on a live event (removed, dequeued, or a queued turn that started).
+local function drop_queued(self, queue_id, fx, live)
+  if live then
+    local i = index_of(self.queue, "queueId", queue_id)
+    if i then
+      table.remove(self.queue, i)
+      fx[#fx + 1] = { kind = "queue" }
+    end
+  end
+end
+
 local handlers = {}
 
 handlers["scv/turn/started"] = function(self, p, fx, live, draw)
   if live then
     self.run = "running"
     self.turn_id = p.turnId
-    local qid = (not protocol.is_null(p.queueId)) and p.queueId or nil
-    if qid then
-      local i = index_of(self.queue, "queueId", qid)
-      if i then
-        table.remove(self.queue, i)
-        fx[#fx + 1] = { kind = "queue" }
-      end
-    end
+  end
+  if not protocol.is_null(p.queueId) then
+    drop_queued(self, p.queueId, fx, live)
   end
   if draw then
     local prompt = self.prompts[p.turnId]
@@ -315,17 +321,6 @@ handlers["scv/queue/moved"] = function(self, p, fx, live)
       local pos = (tonumber(p.position) or #self.queue) + 1
       pos = math.max(1, math.min(pos, #self.queue + 1))
       table.insert(self.queue, pos, e)
-      fx[#fx + 1] = { kind = "queue" }
-    end
-  end
-end
-
--- drop_queued removes a queue entry on a live event (removed or dequeued).
-local function drop_queued(self, queue_id, fx, live)
-  if live then
-    local i = index_of(self.queue, "queueId", queue_id)
-    if i then
-      table.remove(self.queue, i)
       fx[#fx + 1] = { kind = "queue" }
     end
   end
