@@ -45,12 +45,7 @@ func runDaemon(args []string) int {
 		fmt.Fprintf(os.Stderr, "scv daemon: %v\n", err)
 		return 1
 	}
-	opts, err := serverOptions(lsp.ModeDaemon, config.Overrides{})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "scv daemon: %v\n", err)
-		return 1
-	}
-	cfg, _, err := config.Load(config.LoadOptions{Home: opts.Home})
+	opts, cfg, err := serverOptions(lsp.ModeDaemon, config.Overrides{})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "scv daemon: %v\n", err)
 		return 1

@@ -39,7 +39,7 @@ func runExec(args []string) int {
 // runHeadless runs one turn in-process; Ctrl-C cancels the turn, a second
 // Ctrl-C leaves at once.
 func runHeadless(f sessionFlags, cwd, prompt string, approve headless.Approver) int {
-	opts, err := serverOptions(lsp.ModeStdio, f.overrides())
+	opts, _, err := serverOptions(lsp.ModeStdio, f.overrides())
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "scv: %v\n", err)
 		return 1

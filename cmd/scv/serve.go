@@ -36,18 +36,18 @@ func (f *sessionFlags) overrides() config.Overrides {
 	return o
 }
 
-// serverOptions loads the user's config for the wire limits and returns
-// the server options every mode shares.
-func serverOptions(mode string, flags config.Overrides) (lsp.Options, error) {
+// serverOptions loads the user's config and returns it with the server
+// options every mode shares (the config's wire limits among them).
+func serverOptions(mode string, flags config.Overrides) (lsp.Options, config.Config, error) {
 	home, err := config.Home()
 	if err != nil {
-		return lsp.Options{}, err
+		return lsp.Options{}, config.Config{}, err
 	}
 	cfg, _, err := config.Load(config.LoadOptions{Home: home, Flags: flags})
 	if err != nil {
-		return lsp.Options{}, err
+		return lsp.Options{}, config.Config{}, err
 	}
-	return lsp.Options{Mode: mode, Version: version, Home: home, Flags: flags, Protocol: cfg.Protocol}, nil
+	return lsp.Options{Mode: mode, Version: version, Home: home, Flags: flags, Protocol: cfg.Protocol}, cfg, nil
 }
 
 // stdio joins stdin and stdout into the connection editors speak on.
@@ -101,7 +101,7 @@ func runLSP(args []string) int {
 		}
 		return 0
 	}
-	opts, err := serverOptions(lsp.ModeStdio, f.overrides())
+	opts, _, err := serverOptions(lsp.ModeStdio, f.overrides())
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
 		return 1
