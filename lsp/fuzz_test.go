@@ -53,6 +53,8 @@ func FuzzDispatch(f *testing.F) {
 		go func() {
 			defer close(served)
 			_ = srv.ServeConn(context.Background(), serverSide)
+			serverSide.Close() // as its owner does: a write after exit fails
+
 		}()
 		const lastID = "fuzz-last"
 		answered := make(chan struct{})
