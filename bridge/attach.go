@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"scv/internal/termsafe"
 )
 
 // ControlTimeout bounds each request status, stop and attach make.
@@ -40,12 +42,12 @@ func (a *Attachment) Attach(want string) int {
 	ctx, cancel := context.WithTimeout(a.ctx, ControlTimeout)
 	defer cancel()
 	if _, err := a.c.Initialize(ctx, "scv attach"); err != nil {
-		fmt.Fprintf(a.errs, "scv attach: %v\n", err)
+		fmt.Fprintf(a.errs, "scv attach: %s\n", termsafe.Escape(err.Error()))
 		return 1
 	}
 	sessions, err := Sessions(ctx, a.c)
 	if err != nil {
-		fmt.Fprintf(a.errs, "scv attach: %v\n", err)
+		fmt.Fprintf(a.errs, "scv attach: %s\n", termsafe.Escape(err.Error()))
 		return 1
 	}
 	id, code := pickSession(sessions, want, a.out, a.errs)
@@ -55,11 +57,11 @@ func (a *Attachment) Attach(want string) int {
 	a.sessionID = id
 	var snap json.RawMessage
 	if err := a.c.Call(ctx, "scv/session/attach", map[string]any{"sessionId": id, "afterSeq": 0}, &snap); err != nil {
-		fmt.Fprintf(a.errs, "scv attach: %v\n", err)
+		fmt.Fprintf(a.errs, "scv attach: %s\n", termsafe.Escape(err.Error()))
 		return 1
 	}
 	if err := a.view.Snapshot(snap); err != nil {
-		fmt.Fprintf(a.errs, "scv attach: %v\n", err)
+		fmt.Fprintf(a.errs, "scv attach: %s\n", termsafe.Escape(err.Error()))
 		return 1
 	}
 	return -1
@@ -89,7 +91,7 @@ func pickSession(sessions []SessionSummary, want string, out, errs io.Writer) (s
 		fmt.Fprintln(errs, "scv attach: name one session (scv attach <session>):")
 	}
 	for _, s := range sessions {
-		fmt.Fprintf(errs, "  %s  %s  %s\n", s.SessionID, s.State, s.Cwd)
+		fmt.Fprintf(errs, "  %s  %s  %s\n", termsafe.Line(s.SessionID), termsafe.Line(s.State), termsafe.Line(s.Cwd))
 	}
 	return "", 2
 }
@@ -124,9 +126,9 @@ func (a *Attachment) Command(words []string) bool {
 	var rpcErr *RPCError
 	switch {
 	case errors.As(err, &rpcErr) && rpcErr.DataCode() == "approval_not_found":
-		a.view.Printf("approval %s is no longer waiting (another window may have answered it)", id)
+		a.view.Printf("approval %s is no longer waiting (another window may have answered it)", termsafe.Line(id))
 	case err != nil:
-		a.view.Printf("could not answer approval %s: %v", id, err)
+		a.view.Printf("could not answer approval %s: %s", termsafe.Line(id), termsafe.Escape(err.Error()))
 	}
 	return false
 }

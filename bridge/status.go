@@ -6,6 +6,8 @@ import (
 	"io"
 	"text/tabwriter"
 	"time"
+
+	"scv/internal/termsafe"
 )
 
 // QueryStatus initializes c and asks for the daemon's status and sessions.
@@ -21,14 +23,16 @@ func QueryStatus(ctx context.Context, c *Client) (DaemonStatus, []SessionSummary
 	return st, sessions, err
 }
 
-// WriteStatus prints the daemon's status and its sessions as a table.
+// WriteStatus prints the daemon's status and its sessions as a table. Text
+// fields are escaped one-line: a tab or newline in a cwd cannot break the
+// table, nor an escape sequence drive the terminal.
 func WriteStatus(w io.Writer, st DaemonStatus, sessions []SessionSummary) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "scv daemon running\n")
 	fmt.Fprintf(tw, "  pid\t%d\n", st.PID)
-	fmt.Fprintf(tw, "  version\t%s\n", st.Version)
+	fmt.Fprintf(tw, "  version\t%s\n", termsafe.Line(st.Version))
 	fmt.Fprintf(tw, "  uptime\t%v\n", (time.Duration(st.UptimeMs) * time.Millisecond).Round(time.Second))
-	fmt.Fprintf(tw, "  socket\t%s\n", st.Socket)
+	fmt.Fprintf(tw, "  socket\t%s\n", termsafe.Line(st.Socket))
 	fmt.Fprintf(tw, "  connections\t%d (this query is one of them)\n", st.Clients)
 	fmt.Fprintf(tw, "  sessions\t%d\n", len(sessions))
 	tw.Flush()
@@ -39,7 +43,7 @@ func WriteStatus(w io.Writer, st DaemonStatus, sessions []SessionSummary) {
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tSTATE\tQUEUED\tWINDOWS\tMODEL\tCWD")
 	for _, s := range sessions {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.SessionID, s.State, s.Queued, s.Clients, s.Model, s.Cwd)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", termsafe.Line(s.SessionID), termsafe.Line(s.State), s.Queued, s.Clients, termsafe.Line(s.Model), termsafe.Line(s.Cwd))
 	}
 	tw.Flush()
 }

@@ -1,15 +1,14 @@
 package bridge
 
 import (
-	"scv/runtime/session"
-
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
+
+	"scv/internal/termsafe"
+	"scv/runtime/session"
 )
 
 const (
@@ -27,15 +26,15 @@ type Approval = session.Approval
 // AttachView renders one session's events as text for `scv attach`, and
 // keeps the approvals still waiting for an answer. Events that arrive
 // before the attach's Snapshot has been shown are held back, so the header
-// comes first. Text from the model and tools is stripped of terminal
-// control sequences.
+// comes first. Text from the model, tools and the daemon goes through
+// termsafe: control characters and escape sequences are shown escaped.
 type AttachView struct {
 	mu        sync.Mutex
 	w         io.Writer
 	shown     bool // the snapshot header is out
 	backlog   [][2]string
-	midLine   bool            // the last write did not end a line
-	streamed  map[string]bool // turns whose deltas were printed
+	midLine   bool                        // the last write did not end a line
+	streamed  map[string]*termsafe.Stream // turns whose deltas were printed
 	approvals []Approval
 	// snapshotApprovals wait until the replay reaches replayEnd (the
 	// snapshot's seq), so they are shown where they belong in the history.
@@ -47,7 +46,7 @@ type AttachView struct {
 
 // NewAttachView writes to w.
 func NewAttachView(w io.Writer) *AttachView {
-	return &AttachView{w: w, streamed: map[string]bool{}, closed: make(chan struct{})}
+	return &AttachView{w: w, streamed: map[string]*termsafe.Stream{}, closed: make(chan struct{})}
 }
 
 // Closed is closed when scv/session/closed arrives.
@@ -87,10 +86,10 @@ func (v *AttachView) Snapshot(raw json.RawMessage) error {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.line(fmt.Sprintf("session %s  model %s  cwd %s", clean(s.SessionID), clean(s.Model), clean(s.Cwd)))
+	v.line(fmt.Sprintf("session %s  model %s  cwd %s", termsafe.Line(s.SessionID), termsafe.Line(s.Model), termsafe.Line(s.Cwd)))
 	state := s.State
 	if s.TurnID != "" {
-		state += " (turn " + clean(s.TurnID) + ")"
+		state += " (turn " + termsafe.Line(s.TurnID) + ")"
 	}
 	queue := fmt.Sprintf("%d queued", len(s.Queue.Entries))
 	if s.Queue.Paused {
@@ -162,7 +161,7 @@ type eventParams struct {
 func (v *AttachView) render(method string, raw json.RawMessage) {
 	var p eventParams
 	if err := json.Unmarshal(raw, &p); err != nil {
-		v.line(fmt.Sprintf("• %s (undecodable: %v)", clean(method), err))
+		v.line(fmt.Sprintf("• %s (undecodable: %v)", termsafe.Line(method), err))
 		return
 	}
 	v.renderEvent(method, raw, &p)
@@ -176,25 +175,27 @@ func (v *AttachView) renderEvent(method string, raw json.RawMessage, p *eventPar
 	case "scv/turn/started":
 		from := ""
 		if p.QueueID != "" {
-			from = " from queue entry " + clean(p.QueueID)
+			from = " from queue entry " + termsafe.Line(p.QueueID)
 		}
-		v.line("── turn " + clean(p.TurnID) + " started" + from)
+		v.line("── turn " + termsafe.Line(p.TurnID) + " started" + from)
 	case "scv/assistant/delta":
-		v.streamed[p.TurnID] = true
-		text := clean(p.Content)
-		io.WriteString(v.w, text)
-		if text != "" {
-			v.midLine = !strings.HasSuffix(text, "\n")
+		stream := v.streamed[p.TurnID]
+		if stream == nil {
+			stream = &termsafe.Stream{}
+			v.streamed[p.TurnID] = stream
 		}
+		v.write(stream.Write(p.Content))
 	case "scv/assistant/completed":
-		if !v.streamed[p.TurnID] {
-			v.line(clean(p.Content))
+		if stream := v.streamed[p.TurnID]; stream != nil {
+			v.write(stream.Flush())
+		} else {
+			v.line(termsafe.Escape(p.Content))
 		}
 		v.endLine()
 	case "scv/tool/proposed":
-		v.line("• " + clean(p.Name) + " " + clip(clean(p.Arguments), viewArgumentBytes))
+		v.line("• " + termsafe.Line(p.Name) + " " + termsafe.Clip(termsafe.Line(p.Arguments), viewArgumentBytes))
 	case "scv/tool/started":
-		v.line("• " + clean(p.Name) + " running")
+		v.line("• " + termsafe.Line(p.Name) + " running")
 	case "scv/tool/completed":
 		status := "done"
 		if !p.Success {
@@ -203,8 +204,8 @@ func (v *AttachView) renderEvent(method string, raw json.RawMessage, p *eventPar
 		if p.Truncated {
 			status += " (output truncated)"
 		}
-		v.line("• " + clean(p.Name) + " " + status)
-		if out := strings.TrimRight(clip(clean(p.Output), viewOutputBytes), "\n"); out != "" {
+		v.line("• " + termsafe.Line(p.Name) + " " + status)
+		if out := strings.TrimRight(termsafe.Clip(termsafe.Escape(p.Output), viewOutputBytes), "\n"); out != "" {
 			v.line("  " + strings.ReplaceAll(out, "\n", "\n  "))
 		}
 	case "scv/approval/requested":
@@ -213,7 +214,7 @@ func (v *AttachView) renderEvent(method string, raw json.RawMessage, p *eventPar
 		v.addApproval(a)
 	case "scv/approval/resolved":
 		v.dropApprovals(func(a Approval) bool { return a.ApprovalID == p.ApprovalID })
-		v.line("✓ approval " + clean(p.ApprovalID) + ": " + clean(p.Decision))
+		v.line("✓ approval " + termsafe.Line(p.ApprovalID) + ": " + termsafe.Line(p.Decision))
 	case "scv/context/compacted":
 		v.line(fmt.Sprintf("• context compacted from %d to %d tokens", p.BeforeTokens, p.AfterTokens))
 	case "scv/turn/completed":
@@ -221,19 +222,19 @@ func (v *AttachView) renderEvent(method string, raw json.RawMessage, p *eventPar
 	case "scv/turn/cancelled":
 		v.turnEnded(p.TurnID, "cancelled")
 	case "scv/turn/failed":
-		v.turnEnded(p.TurnID, "failed: "+clean(p.Code)+": "+clean(p.Message))
+		v.turnEnded(p.TurnID, "failed: "+termsafe.Line(p.Code)+": "+termsafe.Escape(p.Message))
 	case "scv/queue/snapshot":
 		v.line(fmt.Sprintf("• queue: %d entries%s", len(p.Entries), pausedNote(p.Paused)))
 	case "scv/queue/enqueued":
-		v.line(fmt.Sprintf("• queued %s at %d: %s", clean(p.Entry.QueueID), p.Position, clip(clean(p.Entry.Prompt), viewPromptBytes)))
+		v.line(fmt.Sprintf("• queued %s at %d: %s", termsafe.Line(p.Entry.QueueID), p.Position, termsafe.Clip(termsafe.Line(p.Entry.Prompt), viewPromptBytes)))
 	case "scv/queue/updated":
-		v.line(fmt.Sprintf("• queue entry %s edited: %s", clean(p.Entry.QueueID), clip(clean(p.Entry.Prompt), viewPromptBytes)))
+		v.line(fmt.Sprintf("• queue entry %s edited: %s", termsafe.Line(p.Entry.QueueID), termsafe.Clip(termsafe.Line(p.Entry.Prompt), viewPromptBytes)))
 	case "scv/queue/moved":
-		v.line(fmt.Sprintf("• queue entry %s moved to %d", clean(p.QueueID), p.Position))
+		v.line(fmt.Sprintf("• queue entry %s moved to %d", termsafe.Line(p.QueueID), p.Position))
 	case "scv/queue/removed":
-		v.line("• queue entry " + clean(p.QueueID) + " removed")
+		v.line("• queue entry " + termsafe.Line(p.QueueID) + " removed")
 	case "scv/queue/dequeued":
-		v.line("• queue entry " + clean(p.QueueID) + " starts as turn " + clean(p.TurnID))
+		v.line("• queue entry " + termsafe.Line(p.QueueID) + " starts as turn " + termsafe.Line(p.TurnID))
 	case "scv/session/paused":
 		if p.Paused {
 			v.line("• session paused")
@@ -253,7 +254,7 @@ func (v *AttachView) renderEvent(method string, raw json.RawMessage, p *eventPar
 	case "scv/session/gap":
 		v.line(fmt.Sprintf("• older events are gone; replay starts at event %d", p.FirstSeq))
 	default:
-		v.line("• " + clean(method) + " " + clip(clean(string(raw)), viewArgumentBytes))
+		v.line("• " + termsafe.Line(method) + " " + termsafe.Clip(termsafe.Line(string(raw)), viewArgumentBytes))
 	}
 }
 
@@ -265,10 +266,13 @@ func pausedNote(paused bool) string {
 }
 
 func (v *AttachView) turnEnded(turnID, how string) {
+	if stream := v.streamed[turnID]; stream != nil {
+		v.write(stream.Flush())
+	}
 	v.endLine()
 	delete(v.streamed, turnID)
 	v.dropApprovals(func(a Approval) bool { return a.TurnID == turnID })
-	v.line("── turn " + clean(turnID) + " " + how)
+	v.line("── turn " + termsafe.Line(turnID) + " " + how)
 }
 
 // addApproval records a request once: the snapshot and the replay may both
@@ -278,7 +282,7 @@ func (v *AttachView) addApproval(a Approval) {
 		return
 	}
 	v.approvals = append(v.approvals, a)
-	v.line(fmt.Sprintf("? approval %s: %s (%s) in %s: %s", clean(a.ApprovalID), clean(a.Name), clean(a.Risk), clean(a.Cwd), strings.TrimRight(clean(a.Summary), "\n")))
+	v.line(fmt.Sprintf("? approval %s: %s (%s) in %s: %s", termsafe.Line(a.ApprovalID), termsafe.Line(a.Name), termsafe.Line(a.Risk), termsafe.Line(a.Cwd), strings.TrimRight(termsafe.Escape(a.Summary), "\n")))
 	v.line("  answer y (approve), s (approve for the session) or n (deny)")
 }
 
@@ -307,32 +311,18 @@ func (v *AttachView) line(s string) {
 	io.WriteString(v.w, s+"\n")
 }
 
+// write prints streamed text, remembering whether it ended a line.
+func (v *AttachView) write(text string) {
+	if text == "" {
+		return
+	}
+	io.WriteString(v.w, text)
+	v.midLine = !strings.HasSuffix(text, "\n")
+}
+
 func (v *AttachView) endLine() {
 	if v.midLine {
 		io.WriteString(v.w, "\n")
 		v.midLine = false
 	}
-}
-
-// clean removes control characters other than newline and tab, so text
-// from the model or a tool cannot drive the terminal.
-func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
-			return r
-		}
-		return -1
-	}, s)
-}
-
-// clip shortens s to at most limit bytes, on a rune boundary.
-func clip(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -18,6 +19,12 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	flag.Parse()
+	if worker := flag.Lookup("test.fuzzworker"); worker != nil && worker.Value.String() == "true" {
+		// A fuzzing worker runs only the fuzz target, in process: it has
+		// no use for the binary the integration tests build.
+		return m.Run()
+	}
 	dir, err := os.MkdirTemp("", "scv-lsp-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"scv/bridge"
+	"scv/internal/termsafe"
 	"scv/lsp"
 	"scv/runtime/config"
 )
@@ -136,7 +137,7 @@ func runStatus(args []string) int {
 	defer cancel()
 	st, sessions, err := bridge.QueryStatus(ctx, c)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "scv status: %v\n", err)
+		fmt.Fprintf(os.Stderr, "scv status: %s\n", termsafe.Escape(err.Error()))
 		return 1
 	}
 	if *asJSON {
@@ -222,14 +223,14 @@ func runAttach(args []string) int {
 	}
 	lines, stopInput := bridge.ReadLines(in)
 	defer stopInput()
-	view.Printf("following session %s; answer approvals with y, s or n; q leaves", a.SessionID())
+	view.Printf("following session %s; answer approvals with y, s or n; q leaves", termsafe.Line(a.SessionID()))
 	for {
 		select {
 		case <-ctx.Done():
 			a.Detach()
 			return 0
 		case <-c.Done():
-			view.Printf("the connection to the scv daemon was lost: %v", c.Err())
+			view.Printf("the connection to the scv daemon was lost: %s", termsafe.Escape(fmt.Sprint(c.Err())))
 			return 1
 		case <-view.Closed():
 			return 0

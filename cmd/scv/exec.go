@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"scv/internal/termsafe"
 	"scv/lsp"
 	"scv/lsp/headless"
 	"scv/runtime/session"
@@ -103,7 +104,7 @@ func runDemo(args []string) int {
 	}
 	status := runHeadless(sessionFlags{provider: "replay"}, dir, "Please add a greeting to notes.md.", approver)
 	if after, err := os.ReadFile(notes); err == nil {
-		fmt.Fprintf(os.Stderr, "\nnotes.md now reads:\n%s", after)
+		fmt.Fprintf(os.Stderr, "\nnotes.md now reads:\n%s", termsafe.Escape(string(after)))
 	}
 	return status
 }

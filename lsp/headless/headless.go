@@ -1,7 +1,9 @@
 // Package headless runs one turn without an editor: it drives an lsp
 // server in-process over a pipe, streams the answer to a writer and shows
 // tool calls and approvals on another. `scv exec` and `scv demo` use it,
-// so they exercise exactly the code path editors do.
+// so they exercise exactly the code path editors do. Everything the model,
+// a tool or the server says is passed through termsafe before it is
+// printed.
 package headless
 
 import (
@@ -14,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"scv/internal/termsafe"
 	"scv/lsp"
 	"scv/lsp/client"
 	"scv/runtime/session"
@@ -58,7 +61,7 @@ func Run(ctx context.Context, opts Options) int {
 	defer c.Close()
 	status, err := r.run(ctx, c)
 	if err != nil {
-		fmt.Fprintf(opts.Log, "scv: %v\n", err)
+		fmt.Fprintf(opts.Log, "scv: %s\n", termsafe.Escape(err.Error()))
 	}
 	return status
 }
@@ -115,6 +118,7 @@ func (r *runner) run(ctx context.Context, c *client.Client) (int, error) {
 // follow prints the turn's events until its terminal event.
 func (r *runner) follow(ctx context.Context, c *client.Client, sessionID, turnID string) int {
 	wroteText := false
+	var text termsafe.Stream // the answer arrives in deltas
 	for {
 		select {
 		case <-r.opts.Interrupt:
@@ -122,7 +126,7 @@ func (r *runner) follow(ctx context.Context, c *client.Client, sessionID, turnID
 			_ = c.Call(ctx, "scv/turn/cancel", map[string]string{"sessionId": sessionID, "turnId": turnID}, nil)
 			continue
 		case <-c.Done():
-			fmt.Fprintf(r.opts.Log, "scv: the server connection ended: %v\n", c.Err())
+			fmt.Fprintf(r.opts.Log, "scv: the server connection ended: %s\n", termsafe.Escape(fmt.Sprint(c.Err())))
 			return ExitFailed
 		case <-r.wake:
 		}
@@ -131,31 +135,31 @@ func (r *runner) follow(ctx context.Context, c *client.Client, sessionID, turnID
 			case session.EvAssistantDelta:
 				var p struct{ Content string }
 				_ = json.Unmarshal(n.Params, &p)
-				_, _ = io.WriteString(r.opts.Out, p.Content)
+				_, _ = io.WriteString(r.opts.Out, text.Write(p.Content))
 				wroteText = true
 			case session.EvAssistantCompleted:
 				if wroteText {
-					_, _ = io.WriteString(r.opts.Out, "\n")
+					_, _ = io.WriteString(r.opts.Out, text.Flush()+"\n")
 					wroteText = false
 				}
 			case session.EvToolProposed:
 				var p struct{ Name, Arguments string }
 				_ = json.Unmarshal(n.Params, &p)
-				fmt.Fprintf(r.opts.Log, "→ %s %s\n", p.Name, oneLine(p.Arguments, 200))
+				fmt.Fprintf(r.opts.Log, "→ %s %s\n", termsafe.Line(p.Name), oneLine(p.Arguments, 200))
 			case session.EvApprovalRequested:
 				var p session.ApprovalRequest
 				_ = json.Unmarshal(n.Params, &p)
-				fmt.Fprintf(r.opts.Log, "? approval needed: %s (%s)\n%s\n", p.Name, p.Risk, indent(p.Summary))
+				fmt.Fprintf(r.opts.Log, "? approval needed: %s (%s)\n%s\n", termsafe.Line(p.Name), termsafe.Line(p.Risk), indent(termsafe.Escape(p.Summary)))
 				decision := r.opts.Approve(p)
 				if err := c.Call(ctx, "scv/approval/resolve", map[string]string{
 					"sessionId": sessionID, "approvalId": p.ApprovalID, "decision": decision,
 				}, nil); err != nil {
-					fmt.Fprintf(r.opts.Log, "scv: resolve approval: %v\n", err)
+					fmt.Fprintf(r.opts.Log, "scv: resolve approval: %s\n", termsafe.Escape(err.Error()))
 				}
 			case session.EvApprovalResolved:
 				var p struct{ Decision string }
 				_ = json.Unmarshal(n.Params, &p)
-				fmt.Fprintf(r.opts.Log, "  decision: %s\n", p.Decision)
+				fmt.Fprintf(r.opts.Log, "  decision: %s\n", termsafe.Line(p.Decision))
 			case session.EvToolCompleted:
 				var p struct {
 					Name      string
@@ -168,10 +172,11 @@ func (r *runner) follow(ctx context.Context, c *client.Client, sessionID, turnID
 				if !p.Success {
 					mark = "✗"
 				}
-				fmt.Fprintf(r.opts.Log, "%s %s: %s\n", mark, p.Name, oneLine(p.Output, 200))
+				fmt.Fprintf(r.opts.Log, "%s %s: %s\n", mark, termsafe.Line(p.Name), oneLine(p.Output, 200))
 			case session.EvContextCompacted:
 				fmt.Fprintf(r.opts.Log, "(older messages were dropped to fit the context window)\n")
 			case session.EvTurnCompleted:
+				_, _ = io.WriteString(r.opts.Out, text.Flush())
 				var p struct {
 					Steps int
 					Usage struct{ InputTokens, OutputTokens int }
@@ -180,24 +185,25 @@ func (r *runner) follow(ctx context.Context, c *client.Client, sessionID, turnID
 				fmt.Fprintf(r.opts.Log, "— done in %d step(s); tokens: %d in, %d out\n", p.Steps, p.Usage.InputTokens, p.Usage.OutputTokens)
 				return ExitCompleted
 			case session.EvTurnCancelled:
+				_, _ = io.WriteString(r.opts.Out, text.Flush())
 				fmt.Fprintln(r.opts.Log, "— cancelled")
 				return ExitCancelled
 			case session.EvTurnFailed:
+				_, _ = io.WriteString(r.opts.Out, text.Flush())
 				var p struct{ Code, Message string }
 				_ = json.Unmarshal(n.Params, &p)
-				fmt.Fprintf(r.opts.Log, "— failed (%s): %s\n", p.Code, p.Message)
+				fmt.Fprintf(r.opts.Log, "— failed (%s): %s\n", termsafe.Line(p.Code), termsafe.Escape(p.Message))
 				return ExitFailed
 			}
 		}
 	}
 }
 
+// oneLine shows model or tool text on one line of at most max bytes: its
+// control characters escaped first (so a CR is seen, not folded into a
+// space), then its whitespace folded.
 func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > max {
-		s = s[:max] + "…"
-	}
-	return s
+	return termsafe.Clip(strings.Join(strings.Fields(termsafe.Escape(s)), " "), max)
 }
 
 func indent(s string) string {
@@ -212,7 +218,7 @@ func indent(s string) string {
 func TerminalApprover(in io.Reader, out io.Writer) Approver {
 	lines := bufio.NewScanner(in)
 	return func(req session.ApprovalRequest) string {
-		fmt.Fprintf(out, "  approve %s? [y]es / [n]o / [a]lways this session: ", req.Name)
+		fmt.Fprintf(out, "  approve %s? [y]es / [n]o / [a]lways this session: ", termsafe.Line(req.Name))
 		if !lines.Scan() {
 			fmt.Fprintln(out)
 			return session.DecisionDeny

@@ -122,7 +122,9 @@ func (r *Reader) readHeader() (int64, error) {
 		}
 		if bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")) {
 			n, err := strconv.ParseInt(string(bytes.TrimSpace(value)), 10, 64)
-			if err != nil || n < 0 {
+			// Two different lengths make the frame's end ambiguous: a relay
+			// and the server behind it could split the stream differently.
+			if err != nil || n < 0 || (length >= 0 && n != length) {
 				return 0, ErrBadFraming
 			}
 			length = n

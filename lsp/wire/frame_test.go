@@ -39,13 +39,14 @@ func TestReaderSkipsOversizedBodyAndKeepsGoing(t *testing.T) {
 
 func TestReaderRejectsBadFraming(t *testing.T) {
 	cases := map[string]string{
-		"no content length":  "Content-Type: x\r\n\r\n{}",
-		"not a header":       "hello world\r\n\r\n",
-		"negative length":    "Content-Length: -4\r\n\r\n",
-		"garbage length":     "Content-Length: 12abc\r\n\r\n",
-		"endless header":     "Content-Length: 2\r\nX: " + strings.Repeat("y", 2*MaxHeaderBytes) + "\r\n\r\n{}",
-		"eof inside header":  "Content-Length: 2\r\n",
-		"bare json, no head": `{"jsonrpc":"2.0"}` + "\n",
+		"no content length":   "Content-Type: x\r\n\r\n{}",
+		"not a header":        "hello world\r\n\r\n",
+		"negative length":     "Content-Length: -4\r\n\r\n",
+		"garbage length":      "Content-Length: 12abc\r\n\r\n",
+		"endless header":      "Content-Length: 2\r\nX: " + strings.Repeat("y", 2*MaxHeaderBytes) + "\r\n\r\n{}",
+		"eof inside header":   "Content-Length: 2\r\n",
+		"bare json, no head":  `{"jsonrpc":"2.0"}` + "\n",
+		"conflicting lengths": "Content-Length: 2\r\nContent-Length: 40\r\n\r\n{}",
 	}
 	for name, input := range cases {
 		t.Run(name, func(t *testing.T) {

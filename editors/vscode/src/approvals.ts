@@ -5,6 +5,7 @@ import type { ApprovalRequested, Decision } from "./client/protocol";
 import type { ScvServer } from "./server";
 import type { ChatView } from "./views/chatView";
 import { runAction } from "./commands/run";
+import { revealHidden } from "./client/revealHidden";
 
 const ANSWERS: Array<[string, Decision]> = [
   ["Approve", "approve"],
@@ -26,9 +27,11 @@ export class ApprovalNotifier implements vscode.Disposable {
   }
 
   private async ask(a: ApprovalRequested): Promise<void> {
-    const firstLine = a.summary.split("\n", 1)[0];
+    // Notifications render [text](target) as a link, command: links included:
+    // the model's text must not become one.
+    const firstLine = revealHidden(a.summary.split("\n", 1)[0]).replace(/\]\(/g, "] (");
     const pick = await vscode.window.showWarningMessage(
-      `SCV asks to run ${a.name} (${a.risk}): ${firstLine}`,
+      `SCV asks to run ${revealHidden(a.name)} (${revealHidden(a.risk)}): ${firstLine}`,
       ...ANSWERS.map(([label]) => label),
       SHOW_DIFF,
     );

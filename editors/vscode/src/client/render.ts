@@ -3,6 +3,7 @@
 // with raw HTML disabled, so a model cannot inject markup into the webview.
 import MarkdownIt from "markdown-it";
 import type { ApprovalRequested, Decision } from "./protocol";
+import { revealHidden } from "./revealHidden";
 import type { ApprovalView, Block, SessionState, ToolBlock, ToolStatus, TurnEntry } from "./state";
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
@@ -14,10 +15,15 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 }
 
+/** Text shown in the chat: its hidden characters revealed, then HTML-escaped. Attributes use escapeHtml. */
+export function escapeText(text: string): string {
+  return escapeHtml(revealHidden(text));
+}
+
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
 export function renderMarkdown(text: string): string {
-  return md.render(text);
+  return md.render(revealHidden(text));
 }
 
 const STATUS_LABEL: Record<ToolStatus, string> = {
@@ -46,7 +52,7 @@ export function renderDiff(diff: string): string {
     else if (line.startsWith("@@")) cls = "hunk";
     else if (line.startsWith("+")) cls = "add";
     else if (line.startsWith("-")) cls = "del";
-    return `<span class="diff-${cls}">${escapeHtml(line)}</span>`;
+    return `<span class="diff-${cls}">${escapeText(line)}</span>`;
   });
   return `<pre class="diff">${out.join("\n")}</pre>`;
 }
@@ -54,9 +60,9 @@ export function renderDiff(diff: string): string {
 /** An approval summary: free text, and the unified diff when it holds one. */
 export function renderSummary(summary: string): string {
   const at = summary.search(/^(--- |diff |@@ )/m);
-  if (at < 0) return `<pre class="summary">${escapeHtml(summary)}</pre>`;
+  if (at < 0) return `<pre class="summary">${escapeText(summary)}</pre>`;
   const head = summary.slice(0, at).trim();
-  return (head ? `<pre class="summary">${escapeHtml(head)}</pre>` : "") + renderDiff(summary.slice(at));
+  return (head ? `<pre class="summary">${escapeText(head)}</pre>` : "") + renderDiff(summary.slice(at));
 }
 
 function prettyArguments(args: string): string {
@@ -82,7 +88,7 @@ function renderApproval(a: ApprovalView, pending: boolean): string {
   const state = pending ? "pending" : a.decision ? DECISION_LABEL[a.decision] : "closed";
   return (
     `<div class="approval" data-approval-id="${escapeHtml(a.approvalId)}" data-state="${escapeHtml(state)}">` +
-    `<div class="approval-head"><span class="risk risk-${escapeHtml(a.risk)}">${escapeHtml(a.risk)}</span> ` +
+    `<div class="approval-head"><span class="risk risk-${escapeHtml(a.risk)}">${escapeText(a.risk)}</span> ` +
     `<span class="approval-state">${pending ? "Approval needed" : escapeHtml(state)}</span></div>` +
     renderSummary(a.summary) +
     (pending ? approvalButtons(a.approvalId) : "") +
@@ -98,13 +104,13 @@ function renderTool(b: ToolBlock, pendingIds: Set<string>): string {
     const cut = b.output.length > MAX_RENDERED_OUTPUT_CHARS;
     const text = cut ? b.output.slice(0, MAX_RENDERED_OUTPUT_CHARS) : b.output;
     const note = b.truncated || cut ? `<div class="truncated">output truncated</div>` : "";
-    output = `<div class="tool-section">Output</div><pre class="tool-output">${escapeHtml(text)}</pre>${note}`;
+    output = `<div class="tool-section">Output</div><pre class="tool-output">${escapeText(text)}</pre>${note}`;
   }
   return (
     `<details class="tool" data-call-id="${escapeHtml(b.callId)}" data-status="${b.status}"${open}>` +
-    `<summary><span class="tool-name">${escapeHtml(b.name)}</span> ` +
+    `<summary><span class="tool-name">${escapeText(b.name)}</span> ` +
     `<span class="tool-status status-${b.status}">${STATUS_LABEL[b.status]}</span></summary>` +
-    `<div class="tool-section">Arguments</div><pre class="tool-args">${escapeHtml(prettyArguments(b.arguments))}</pre>` +
+    `<div class="tool-section">Arguments</div><pre class="tool-args">${escapeText(prettyArguments(b.arguments))}</pre>` +
     (b.approval ? renderApproval(b.approval, pending) : "") +
     output +
     `</details>`
@@ -118,12 +124,12 @@ function renderBlock(b: Block, pendingIds: Set<string>): string {
     case "tool":
       return renderTool(b, pendingIds);
     case "notice":
-      return `<div class="notice notice-${b.level}">${escapeHtml(b.text)}</div>`;
+      return `<div class="notice notice-${b.level}">${escapeText(b.text)}</div>`;
   }
 }
 
 function renderTurn(t: TurnEntry, pendingIds: Set<string>): string {
-  const prompt = t.prompt !== undefined ? `<div class="prompt">${escapeHtml(t.prompt)}</div>` : "";
+  const prompt = t.prompt !== undefined ? `<div class="prompt">${escapeText(t.prompt)}</div>` : "";
   const blocks = t.blocks.map((b) => renderBlock(b, pendingIds)).join("");
   let footer = "";
   if (t.status === "completed" && t.usage) {
@@ -132,7 +138,7 @@ function renderTurn(t: TurnEntry, pendingIds: Set<string>): string {
   } else if (t.status === "cancelled") {
     footer = `<div class="notice notice-warning">Turn cancelled.</div>`;
   } else if (t.status === "failed" && t.failure) {
-    footer = `<div class="notice notice-error">Turn failed (${escapeHtml(t.failure.code)}): ${escapeHtml(t.failure.message)}</div>`;
+    footer = `<div class="notice notice-error">Turn failed (${escapeText(t.failure.code)}): ${escapeText(t.failure.message)}</div>`;
   } else if (t.status === "unknown") {
     footer = `<div class="notice notice-warning">This turn's end was not received.</div>`;
   }
@@ -149,7 +155,7 @@ function renderHeader(state: SessionState): string {
   const queued = state.queue.entries.length;
   const parts = [
     `<span class="status" data-status="${escapeHtml(statusText(state))}">${escapeHtml(statusText(state))}</span>`,
-    state.model ? `<span class="model">${escapeHtml(state.model)}</span>` : "",
+    state.model ? `<span class="model">${escapeText(state.model)}</span>` : "",
     queued ? `<span class="queued">${queued} queued${state.queue.paused ? " (paused)" : ""}</span>` : state.queue.paused ? `<span class="queued">queue paused</span>` : "",
     state.lastUsage ? `<span class="last-usage">last turn: ${state.lastUsage.inputTokens} in · ${state.lastUsage.outputTokens} out</span>` : "",
   ].filter(Boolean);
@@ -178,12 +184,12 @@ export function renderChat(state: SessionState | undefined): string {
   }
   const pendingIds = new Set(state.approvals.map((a) => a.approvalId));
   const body = state.transcript
-    .map((e) => (e.kind === "turn" ? renderTurn(e, pendingIds) : `<div class="notice notice-${e.level}">${escapeHtml(e.text)}</div>`))
+    .map((e) => (e.kind === "turn" ? renderTurn(e, pendingIds) : `<div class="notice notice-${e.level}">${escapeText(e.text)}</div>`))
     .join("");
   const orphans = orphanApprovals(state)
     .map(
       (a) =>
-        `<div class="tool orphan" data-call-id="${escapeHtml(a.callId)}"><div class="tool-name">${escapeHtml(a.name)}</div>` +
+        `<div class="tool orphan" data-call-id="${escapeHtml(a.callId)}"><div class="tool-name">${escapeText(a.name)}</div>` +
         renderApproval({ approvalId: a.approvalId, risk: a.risk, cwd: a.cwd, summary: a.summary }, true) +
         `</div>`,
     )
