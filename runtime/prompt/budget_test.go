@@ -70,3 +70,13 @@ func TestSystemPromptOverBudgetIsAnError(t *testing.T) {
 		t.Fatalf("error = %v", err)
 	}
 }
+
+func TestSkillsDirFifoIsSkipped(t *testing.T) {
+	_, ws, home := layout(t)
+	write(t, filepath.Join(ws, ".scv", "config.toml"), "")
+	mkfifo(t, filepath.Join(ws, filepath.FromSlash(ProjectSkillsDir)))
+	sys := build(t, Options{Workspace: ws, Home: home, SkillsEnabled: true})
+	if len(sys.Skills) != 0 || len(sys.Notes) != 1 || !strings.Contains(sys.Notes[0], "not a directory") {
+		t.Fatalf("skills %+v, notes = %q", sys.Skills, sys.Notes)
+	}
+}
