@@ -98,3 +98,22 @@ func TestSystemPromptFitsTheContextBudget(t *testing.T) {
 		t.Fatalf("error = %v", err)
 	}
 }
+
+// An attachment that is a FIFO nobody writes is refused at once: turn/start
+// is answered on the connection's read loop.
+func TestAttachmentFifoIsRefused(t *testing.T) {
+	var fifo string
+	s, err := startIn(t, replayConfig(""), func(ws string) {
+		fifo = filepath.Join(ws, "pipe")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.resolveContext([]ContextItem{{URI: "file://" + fifo}})
+	if CodeOf(err) != CodeInvalidParams || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("error = %v", err)
+	}
+}
