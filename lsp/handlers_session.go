@@ -34,10 +34,16 @@ type startParams struct {
 	NoTools        bool   `json:"noTools"`
 }
 
-func handleSessionStart(_ context.Context, c *conn, req *incoming) (any, error) {
+// handleSessionStart runs off the read loop (see methodTable): loading the
+// configuration, AGENTS.md and skills must not hold up the connection. Its
+// reply is still queued before any event of the new session.
+func handleSessionStart(ctx context.Context, c *conn, req *incoming) (any, error) {
 	var p startParams
 	if err := unmarshalParams(req.params, &p); err != nil {
 		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, nil // cancelled before it began: call answers -32800, no session is made
 	}
 	_, err := c.srv.sessions.Start(session.StartParams{
 		Cwd: p.Cwd, Model: p.Model, Provider: p.Provider, BaseURL: p.BaseURL,

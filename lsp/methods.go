@@ -21,7 +21,10 @@ const (
 type method struct {
 	handle func(ctx context.Context, c *conn, req *incoming) (any, error)
 	// async handlers run off the read loop: they may wait (shutdown
-	// waits for turns to end) and can be cancelled with $/cancelRequest.
+	// waits for turns to end; session/start reads configuration and the
+	// workspace's files, which a slow disk may hold) without holding up
+	// the connection's other requests, and can be cancelled with
+	// $/cancelRequest.
 	async bool
 }
 
@@ -37,7 +40,7 @@ func init() {
 		methodShutdown:         {handle: handleShutdown, async: true},
 		methodExit:             {},
 		methodCancelRequest:    {},
-		"scv/session/start":    {handle: handleSessionStart},
+		"scv/session/start":    {handle: handleSessionStart, async: true},
 		"scv/session/attach":   {handle: handleSessionAttach},
 		"scv/session/detach":   {handle: handleSessionDetach},
 		"scv/session/list":     {handle: handleSessionList},

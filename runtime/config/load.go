@@ -3,13 +3,14 @@ package config
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"scv/internal/regfile"
 )
 
 const (
@@ -133,7 +134,7 @@ func Load(opts LoadOptions) (Config, Sources, error) {
 	cfg := Defaults()
 	src := Sources{UserFile: UserFile(home)}
 
-	found, err := applyFile(&cfg, &src, src.UserFile, false)
+	found, userInfo, err := applyFile(&cfg, &src, src.UserFile, nil)
 	if err != nil {
 		return Config{}, src, err
 	}
@@ -144,7 +145,8 @@ func Load(opts LoadOptions) (Config, Sources, error) {
 			return Config{}, src, fmt.Errorf("load config: workspace %q is not an absolute path", opts.Cwd)
 		}
 		src.ProjectFile = ProjectFile(opts.Cwd)
-		found, err := applyFile(&cfg, &src, src.ProjectFile, true)
+		user := &userLayer{cfg: cfg, origin: src.Origin, file: src.UserFile, info: userInfo}
+		found, _, err := applyFile(&cfg, &src, src.ProjectFile, user)
 		if err != nil {
 			return Config{}, src, err
 		}
@@ -160,25 +162,32 @@ func Load(opts LoadOptions) (Config, Sources, error) {
 	return cfg, src, nil
 }
 
-// applyFile decodes path over cfg; a missing file is not an error.
-func applyFile(cfg *Config, src *Sources, path string, project bool) (bool, error) {
+// applyFile decodes path over cfg; a missing file is not an error. user is
+// nil for the user's own file; for a project file it holds what the project
+// is checked against. The user's file is never also read as a project file
+// (a workspace at the home directory), however the paths are spelled.
+func applyFile(cfg *Config, src *Sources, path string, user *userLayer) (bool, fs.FileInfo, error) {
 	data, info, err := readFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return false, nil, nil
 	}
 	if err != nil {
-		return false, err
+		return false, nil, err
+	}
+	project := user != nil
+	if project && user.info != nil && os.SameFile(info, user.info) {
+		return false, nil, nil
 	}
 	meta, err := toml.Decode(string(data), cfg)
 	if err != nil {
-		return false, fmt.Errorf("config %s: %w", path, err)
+		return false, nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	if err := checkUndecoded(meta, path); err != nil {
-		return false, err
+		return false, nil, err
 	}
 	if project {
-		if err := checkProjectKeys(meta, cfg, path, src.UserFile); err != nil {
-			return false, err
+		if err := checkProjectKeys(meta, cfg, *user, path); err != nil {
+			return false, nil, err
 		}
 	}
 	for _, key := range meta.Keys() {
@@ -197,33 +206,29 @@ func applyFile(cfg *Config, src *Sources, path string, project bool) (bool, erro
 			"%s holds provider.api_key but other users can read it (mode %04o); run chmod 600 %s",
 			path, info.Mode().Perm(), path))
 	}
-	return true, nil
+	return true, info, nil
 }
 
+// readFile reads a configuration file, which must be a regular file: a
+// FIFO or device in its place is refused at once instead of blocking.
 func readFile(path string) ([]byte, fs.FileInfo, error) {
-	f, err := os.Open(path)
+	data, info, err := regfile.ReadFile(path, MaxFileBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, err
+	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, err
-		}
-		return nil, nil, fmt.Errorf("read config %s: %w", path, err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, nil, fmt.Errorf("read config %s: %w", path, err)
-	}
-	if !info.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("read config %s: not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, nil, fmt.Errorf("read config %s: %w", path, err)
-	}
-	if len(data) > MaxFileBytes {
-		return nil, nil, fmt.Errorf("read config %s: larger than %d bytes", path, MaxFileBytes)
+		return nil, nil, fmt.Errorf("read config %s: %w", path, errorText(err))
 	}
 	return data, info, nil
+}
+
+// errorText drops the path an fs error repeats.
+func errorText(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // checkUndecoded reports keys the Config has no field for. Only the
@@ -248,38 +253,6 @@ func checkUndecoded(meta toml.MetaData, path string) error {
 	default:
 		return fmt.Errorf("unknown keys %s in %s", strings.Join(names, ", "), path)
 	}
-}
-
-// projectForbidden names the [provider] keys a project file may not set:
-// with them a cloned repository could send the user's API key (or other auth
-// headers) to a server of its choosing.
-func projectForbidden(key string) bool {
-	switch key {
-	case "base_url", "api_key", "api_key_env", "headers":
-		return true
-	}
-	return false
-}
-
-// checkProjectKeys refuses what only the user may decide. Besides the
-// credential keys, a project may not switch approvals off ("auto") nor set
-// server-wide sections, which a per-session file cannot affect.
-func checkProjectKeys(meta toml.MetaData, cfg *Config, path, userFile string) error {
-	for _, key := range meta.Keys() {
-		switch {
-		case len(key) >= 2 && key[0] == "provider" && projectForbidden(key[1]):
-			return fmt.Errorf("%s may not be set in a project file (%s): a repository must not choose where your API key is sent; set it in %s or at session start",
-				"provider."+key[1], path, userFile)
-		case key[0] == "protocol" || key[0] == "daemon":
-			return fmt.Errorf("[%s] holds server-wide settings and may not be set in a project file (%s); set them in %s",
-				key[0], path, userFile)
-		}
-	}
-	if meta.IsDefined("agent", "approval_policy") && cfg.Agent.ApprovalPolicy == PolicyAuto {
-		return fmt.Errorf("agent.approval_policy = %q may not be set in a project file (%s): a repository must not turn approvals off; set it in %s or at session start",
-			PolicyAuto, path, userFile)
-	}
-	return nil
 }
 
 func applyOverrides(cfg *Config, src *Sources, o Overrides, origin string) {

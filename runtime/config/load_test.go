@@ -73,7 +73,7 @@ max_grep_matches = 9
 [provider]
 model = "project-model"
 [tools]
-max_read_bytes = 2000
+max_read_bytes = 500
 `)
 	cases := []struct {
 		name                   string
@@ -87,15 +87,15 @@ max_read_bytes = 2000
 		{name: "user file only", model: "user-model", baseURL: "https://user.example/v1", policy: "always",
 			readBytes: 1000, toolsEnabled: true, modelOrigin: userFile},
 		{name: "project over user", cwd: cwd, model: "project-model", baseURL: "https://user.example/v1",
-			policy: "always", readBytes: 2000, toolsEnabled: true, modelOrigin: projectFile},
+			policy: "always", readBytes: 500, toolsEnabled: true, modelOrigin: projectFile},
 		{name: "session over project", cwd: cwd,
 			overrides: Overrides{Model: "session-model", BaseURL: "http://localhost:1/v1", ApprovalPolicy: "never", NoTools: ptr(true)},
-			model:     "session-model", baseURL: "http://localhost:1/v1", policy: "never", readBytes: 2000,
+			model:     "session-model", baseURL: "http://localhost:1/v1", policy: "never", readBytes: 500,
 			toolsEnabled: false, modelOrigin: OriginSession},
 		{name: "flags over session", cwd: cwd,
 			overrides: Overrides{Model: "session-model", ApprovalPolicy: "never", NoTools: ptr(true)},
 			flags:     Overrides{Model: "flag-model", NoTools: ptr(false)},
-			model:     "flag-model", baseURL: "https://user.example/v1", policy: "never", readBytes: 2000,
+			model:     "flag-model", baseURL: "https://user.example/v1", policy: "never", readBytes: 500,
 			toolsEnabled: true, modelOrigin: OriginFlags},
 	}
 	for _, tc := range cases {
@@ -320,12 +320,12 @@ func TestReadableKeyFileWarns(t *testing.T) {
 
 func TestReplayScriptIsRelativeToItsFile(t *testing.T) {
 	home, cwd := dirs(t)
-	writeFile(t, ProjectFile(cwd), "[provider]\nkind = \"replay\"\nreplay_script = \"demo.jsonl\"\n")
+	writeFile(t, UserFile(home), "[provider]\nkind = \"replay\"\nreplay_script = \"demo.jsonl\"\n")
 	cfg, _, err := Load(LoadOptions{Home: home, Cwd: cwd})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := filepath.Join(cwd, ".scv", "demo.jsonl"); cfg.Provider.ReplayScript != want {
+	if want := filepath.Join(home, "demo.jsonl"); cfg.Provider.ReplayScript != want {
 		t.Fatalf("replay_script = %q, want %q", cfg.Provider.ReplayScript, want)
 	}
 }

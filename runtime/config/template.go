@@ -37,9 +37,11 @@ func Template() string {
 		"# Precedence, lowest first: built-in defaults, this file ("+filepath.Join("$"+HomeEnv, FileName)+",",
 		"# $"+HomeEnv+" defaulting to ~/"+DefaultHomeDir+"), the workspace's "+filepath.Join(ProjectDir, FileName)+", session",
 		"# parameters from the editor, command-line flags.",
-		"# A workspace's file may not set provider.base_url, provider.api_key,",
-		"# provider.api_key_env, provider.headers, agent.approval_policy = \"auto\",",
-		"# or anything in [protocol] or [daemon].",
+		"# A workspace's file may only make scv stricter than this file: it may not set",
+		"# provider.kind, base_url, api_key, api_key_env, headers or replay_script, nor",
+		"# anything in [protocol] or [daemon]; it may lower a limit but not raise it,",
+		"# switch tools or skills off but not on, and choose an approval_policy only",
+		"# if it is at least as strict as yours (on-risk < always, on-risk < never).",
 		"")
 
 	w("[provider]",
@@ -63,7 +65,7 @@ func Template() string {
 	kv("Extra HTTP headers sent with every request, e.g. { \"OpenAI-Organization\" = \"org-...\" }.", "headers", map[string]string{})
 	kv("Seconds to wait for one model request before giving up.", "timeout_seconds", d.Provider.TimeoutSeconds)
 	kv("Retries of a failed model request (rate limits, 5xx, network errors).", "max_retries", d.Provider.MaxRetries)
-	kv("Replay provider's script, relative to this file; empty plays the built-in demo.", "replay_script", d.Provider.ReplayScript)
+	kv("Replay provider's script (a regular file, of bounded size), relative to this file; empty plays the built-in demo.", "replay_script", d.Provider.ReplayScript)
 	w("")
 
 	w("[agent]")
@@ -81,7 +83,7 @@ func Template() string {
 	w("")
 
 	w("[context]")
-	kv("Token budget of the conversation history sent to the model.", "max_tokens", d.Context.MaxTokens)
+	kv("Token budget of what is sent to the model; the system prompt (with AGENTS.md) may take half of it.", "max_tokens", d.Context.MaxTokens)
 	w("")
 
 	w("[protocol]")

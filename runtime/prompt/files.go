@@ -1,41 +1,35 @@
 package prompt
 
 import (
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"scv/internal/regfile"
 )
 
 // readInRoot reads at most max bytes of rel, opened through an os.Root so
-// that no symlink swapped in after our checks can lead outside rootDir. The
-// text is cut back to whole runes and made valid UTF-8.
+// that no symlink swapped in after our checks can lead outside rootDir.
+// Only a regular file is read: a FIFO or device fails at once instead of
+// blocking the session's start. The text is cut back to whole runes and
+// made valid UTF-8.
 func readInRoot(rootDir, rel string, max int) (text string, truncated bool, err error) {
 	root, err := os.OpenRoot(rootDir)
 	if err != nil {
 		return "", false, err
 	}
 	defer root.Close()
-	f, err := root.Open(rel)
+	f, _, err := regfile.OpenInRoot(root, rel)
 	if err != nil {
 		return "", false, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
+	data, truncated, err := regfile.ReadAll(f, int64(max))
 	if err != nil {
 		return "", false, err
 	}
-	if !info.Mode().IsRegular() {
-		return "", false, errors.New("not a regular file")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
-	if err != nil {
-		return "", false, err
-	}
-	if len(data) > max {
-		data, truncated = data[:max], true
+	if truncated {
 		// Drop a rune the cut split in two rather than show a replacement
 		// character for it.
 		for i := 0; i < utf8.UTFMax && len(data) > 0; i++ {

@@ -28,7 +28,20 @@ type Options struct {
 	SkillsEnabled bool
 	// Home is scv's home directory, holding the user's skills/.
 	Home string
+	// MaxBytes bounds the whole prompt, which is sent with every request:
+	// AGENTS.md is cut to fit, and a prompt that does not fit without it is
+	// an error. The session derives it from context.max_tokens; 0 is no
+	// bound.
+	MaxBytes int
 }
+
+// ErrOverBudget is wrapped by Build's error when the prompt does not fit
+// Options.MaxBytes even without AGENTS.md.
+var ErrOverBudget = errors.New("the system prompt does not fit its budget")
+
+// agentsFraming bounds what agentsSection adds around AGENTS.md's text
+// (heading, final newline, truncation marker).
+const agentsFraming = 160
 
 // System is an assembled system prompt.
 type System struct {
@@ -61,33 +74,45 @@ func Build(opts Options) (System, error) {
 	}
 
 	var sys System
-	var b strings.Builder
+	var head strings.Builder
 	if c := strings.TrimSpace(opts.Configured); c != "" {
-		b.WriteString(c)
-		b.WriteString("\n\n")
+		head.WriteString(c)
+		head.WriteString("\n\n")
 	}
-	fmt.Fprintf(&b, "Working directory: %s\n", opts.Workspace)
+	fmt.Fprintf(&head, "Working directory: %s\n", opts.Workspace)
 
-	if text, note := agentsSection(ws, opts.MaxReadBytes); text != "" || note != "" {
-		b.WriteString(text)
-		if note != "" {
-			sys.Notes = append(sys.Notes, note)
+	var skills string
+	if opts.SkillsEnabled {
+		found, notes := discoverSkills(ws, opts.Home)
+		sys.Skills = found
+		sys.Notes = append(sys.Notes, notes...)
+		skills = skillsSection(found)
+	}
+
+	// AGENTS.md gets what the rest leaves of the budget.
+	agentsMax, budgetNote := opts.MaxReadBytes, "tools.max_read_bytes"
+	if opts.MaxBytes > 0 {
+		fixed := head.Len() + len(skills)
+		if fixed > opts.MaxBytes {
+			return System{}, fmt.Errorf("build system prompt: %w: the configured prompt, working directory and skills list take %d bytes, more than its %d bytes",
+				ErrOverBudget, fixed, opts.MaxBytes)
+		}
+		if left := opts.MaxBytes - fixed - agentsFraming; left < agentsMax {
+			agentsMax, budgetNote = left, "to fit the system prompt's share of context.max_tokens"
 		}
 	}
-
-	if opts.SkillsEnabled {
-		skills, notes := discoverSkills(ws, opts.Home)
-		sys.Skills = skills
-		sys.Notes = append(sys.Notes, notes...)
-		b.WriteString(skillsSection(skills))
+	agents, note := agentsSection(ws, agentsMax, budgetNote)
+	if note != "" {
+		sys.Notes = append(sys.Notes, note)
 	}
-	sys.Text = b.String()
+	sys.Text = head.String() + agents + skills
 	return sys, nil
 }
 
-// agentsSection returns the AGENTS.md part of the prompt, and a note when
-// the file was refused or cut.
-func agentsSection(ws string, maxBytes int) (text, note string) {
+// agentsSection returns the AGENTS.md part of the prompt, at most maxBytes
+// of the file, and a note when the file was refused or cut; limit names
+// what set maxBytes.
+func agentsSection(ws string, maxBytes int, limit string) (text, note string) {
 	path := filepath.Join(ws, AgentsFile)
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		return "", ""
@@ -105,6 +130,9 @@ func agentsSection(ws string, maxBytes int) (text, note string) {
 	if err != nil {
 		return "", fmt.Sprintf("%s not included: %v", AgentsFile, err)
 	}
+	if maxBytes <= 0 {
+		return "", fmt.Sprintf("%s not included: no room is left for it (%s)", AgentsFile, limit)
+	}
 	content, truncated, err := readInRoot(ws, rel, maxBytes)
 	if err != nil {
 		return "", fmt.Sprintf("%s not included: %v", AgentsFile, errorText(err))
@@ -117,7 +145,7 @@ func agentsSection(ws string, maxBytes int) (text, note string) {
 	}
 	if truncated {
 		fmt.Fprintf(&b, "[%s truncated: only its first %d bytes are shown]\n", AgentsFile, maxBytes)
-		note = fmt.Sprintf("%s truncated to its first %d bytes (tools.max_read_bytes)", AgentsFile, maxBytes)
+		note = fmt.Sprintf("%s truncated to its first %d bytes (%s)", AgentsFile, maxBytes, limit)
 	}
 	return b.String(), note
 }

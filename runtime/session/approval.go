@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"scv/runtime/config"
 	"scv/runtime/tools"
 )
 
@@ -28,33 +29,19 @@ const (
 	DecisionCancelled      = "cancelled"
 )
 
-type gateOutcome int
+// gateOutcome is what the policy table (config.PolicyGate) says to do with
+// one call.
+type gateOutcome = config.Gate
 
 const (
-	gateRun gateOutcome = iota
-	gateAsk
-	gateDeny
+	gateRun  = config.GateRun
+	gateAsk  = config.GateAsk
+	gateDeny = config.GateDeny
 )
 
 // gateFor applies the policy table to one tool's risk.
 func gateFor(policy string, risk tools.Risk) gateOutcome {
-	readOnly := risk == tools.RiskReadOnly
-	switch policy {
-	case PolicyAuto:
-		return gateRun
-	case PolicyAlways:
-		return gateAsk
-	case PolicyNever:
-		if readOnly {
-			return gateRun
-		}
-		return gateDeny
-	default: // on-risk
-		if readOnly {
-			return gateRun
-		}
-		return gateAsk
-	}
+	return config.PolicyGate(policy, risk == tools.RiskReadOnly)
 }
 
 type pendingApproval struct {

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"strings"
+
+	"scv/internal/regfile"
 )
 
 // ContextItem is an editor attachment sent with a prompt: a file (or a
@@ -71,8 +72,10 @@ func (s *Session) contextPath(uri string) (string, error) {
 	return s.workspace.Resolve(u.Path)
 }
 
+// readCapped reads a regular file only: a FIFO or device named by an
+// attachment fails at once rather than hold turn/start.
 func readCapped(path string, max int) ([]byte, error) {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,16 @@ const (
 	toolCallOverhead = 8
 )
 
+// systemPromptShare is the part of context.max_tokens the system prompt
+// may take (1/systemPromptShare): it is sent with every request, and the
+// rest is left for the conversation.
+const systemPromptShare = 2
+
+// systemPromptBytes is the system prompt's budget in bytes.
+func systemPromptBytes(maxTokens int) int {
+	return max(1, (maxTokens/systemPromptShare-messageOverhead)*bytesPerToken)
+}
+
 func estimateTokens(m provider.Message) int {
 	n := messageOverhead + (len(m.Content)+bytesPerToken-1)/bytesPerToken
 	for _, c := range m.ToolCalls {

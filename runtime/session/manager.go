@@ -131,8 +131,12 @@ func (m *Manager) build(cwd string, cfg config.Config) (*Session, error) {
 		MaxReadBytes:  cfg.Tools.MaxReadBytes,
 		SkillsEnabled: cfg.Skills.Enabled && cfg.Tools.Enabled, // read_skill is a tool
 		Home:          m.opts.Home,
+		MaxBytes:      systemPromptBytes(cfg.Context.MaxTokens),
 	})
 	if err != nil {
+		if errors.Is(err, prompt.ErrOverBudget) {
+			return nil, errorf(CodeInvalidParams, "%v: the system prompt may take 1/%d of context.max_tokens (%d)", err, systemPromptShare, cfg.Context.MaxTokens)
+		}
 		return nil, fmt.Errorf("build system prompt: %w", err)
 	}
 	var registry *tools.Registry
@@ -178,15 +182,13 @@ func (m *Manager) build(cwd string, cfg config.Config) (*Session, error) {
 func (m *Manager) newProvider(cfg config.Config) (provider.Provider, error) {
 	switch cfg.Provider.Kind {
 	case "replay":
-		script := provider.DemoScript()
+		var r *provider.Replay
+		var err error
 		if cfg.Provider.ReplayScript != "" {
-			data, err := os.ReadFile(cfg.Provider.ReplayScript)
-			if err != nil {
-				return nil, errorf(CodeProviderNotConfigured, "provider.replay_script: %v", err)
-			}
-			script = data
+			r, err = provider.LoadReplayScript(cfg.Provider.ReplayScript)
+		} else {
+			r, err = provider.NewReplay(provider.DemoScript())
 		}
-		r, err := provider.NewReplay(script)
 		if err != nil {
 			return nil, errorf(CodeProviderNotConfigured, "provider.replay_script: %v", err)
 		}

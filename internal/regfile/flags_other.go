@@ -1,0 +1,6 @@
+//go:build !unix
+
+package regfile
+
+// openFlags: elsewhere there are no FIFOs to wait on.
+const openFlags = 0
