@@ -29,7 +29,7 @@ func (s *Session) runTurn(t *turn) outcome {
 		if err := s.compact(t); err != nil {
 			return outcome{err: err}
 		}
-		req := provider.Request{Model: s.model, Messages: s.requestMessages(), Tools: s.toolSpecs()}
+		req := provider.Request{Model: s.model, Messages: s.requestMessages(), Tools: s.toolSpecs(), Limits: ResponseLimits(s.cfg)}
 		resp, err := s.provider.Stream(t.ctx, req, func(delta string) error {
 			return s.emitTurn(EvAssistantDelta, deltaFields{t.id, delta})
 		})

@@ -157,7 +157,7 @@ func (m *Manager) build(cwd string, cfg config.Config) (*Session, error) {
 		}
 		registry = tools.NewRegistry(all...)
 	}
-	limits := m.opts.Limits
+	limits := m.opts.Limits.WithResponse(ResponseLimits(cfg))
 	limits.MaxServerFrameBytes = cfg.Protocol.MaxServerFrameBytes
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Session{
