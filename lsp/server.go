@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"scv/runtime/config"
+	"scv/runtime/provider"
 	"scv/runtime/session"
 )
 
@@ -34,13 +35,17 @@ var ErrExitWithoutShutdown = errors.New("exit received before shutdown")
 
 // Options configure a Server.
 type Options struct {
-	Mode           string // ModeStdio or ModeDaemon
-	Version        string
-	Socket         string // reported by scv/daemon/status
-	Home           string // $SCV_HOME
-	Flags          config.Overrides
-	Protocol       config.Protocol // wire limits
-	MaxConnections int             // advertised in daemon mode
+	Mode     string // ModeStdio or ModeDaemon
+	Version  string
+	Socket   string // reported by scv/daemon/status
+	Home     string // $SCV_HOME
+	Flags    config.Overrides
+	Protocol config.Protocol // wire limits
+	// Response bounds a model response (provider.max_response_bytes and
+	// max_tool_call_bytes of the user's config); zero fields take the
+	// defaults. Advertised at initialize; a session's own config decides.
+	Response       provider.Limits
+	MaxConnections int // advertised in daemon mode
 	Getenv         func(string) string
 	// InitializeTimeout, when set, closes a connection that has not sent
 	// initialize that long after it opened (the daemon's handshake bound).
@@ -78,7 +83,7 @@ func NewServer(opts Options) *Server {
 		ReplayBytes:         session.ReplayBytes,
 		MaxInflightRequests: p.MaxInflightRequests,
 		OutboundQueueBytes:  p.OutboundQueueBytes,
-	}
+	}.WithResponse(opts.Response)
 	if opts.Mode == ModeDaemon {
 		limits.MaxConnections = opts.MaxConnections
 	}

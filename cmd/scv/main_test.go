@@ -245,3 +245,31 @@ func jsonString(t *testing.T, s string) string {
 	}
 	return string(data)
 }
+
+// A model that calls a tool in a session without tools gets "unknown tool"
+// back and the turn goes on; the process does not die.
+func TestExecWithoutToolsAnswersAToolCallAsUnknown(t *testing.T) {
+	home := t.TempDir()
+	script := filepath.Join(home, "script.jsonl")
+	lines := `{"tool_call":{"name":"shell","arguments":{"command":"touch pwned"}}}` + "\n" +
+		`{"stop":true}` + "\n" +
+		`{"text":"Carrying on without it."}` + "\n"
+	if err := os.WriteFile(script, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf("[provider]\nkind = \"replay\"\nreplay_script = %q\n", script)
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	stdout, stderr, code := run(t, home, work, "", "exec", "--provider", "replay", "--no-tools", "hi")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "Carrying on without it.") || !strings.Contains(stderr, "unknown tool shell") {
+		t.Fatalf("the turn did not go on past the unknown tool:\nstdout: %s\nstderr: %s", stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(work, "pwned")); !os.IsNotExist(err) {
+		t.Fatalf("a tool ran in a session without tools: %v", err)
+	}
+}

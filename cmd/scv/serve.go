@@ -10,6 +10,7 @@ import (
 	"scv/bridge"
 	"scv/lsp"
 	"scv/runtime/config"
+	"scv/runtime/session"
 )
 
 // sessionFlags are the configuration flags shared by lsp, exec and demo;
@@ -47,7 +48,8 @@ func serverOptions(mode string, flags config.Overrides) (lsp.Options, config.Con
 	if err != nil {
 		return lsp.Options{}, config.Config{}, err
 	}
-	return lsp.Options{Mode: mode, Version: version, Home: home, Flags: flags, Protocol: cfg.Protocol}, cfg, nil
+	return lsp.Options{Mode: mode, Version: version, Home: home, Flags: flags, Protocol: cfg.Protocol,
+		Response: session.ResponseLimits(cfg)}, cfg, nil
 }
 
 // stdio joins stdin and stdout into the connection editors speak on.

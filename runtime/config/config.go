@@ -25,6 +25,11 @@ type Provider struct {
 	TimeoutSeconds int               `toml:"timeout_seconds"`
 	MaxRetries     int               `toml:"max_retries"`
 	ReplayScript   string            `toml:"replay_script"` // empty: the embedded demo script
+	// MaxResponseBytes bounds one model response (text and tool calls);
+	// MaxToolCallBytes the arguments of one tool call. A response past
+	// either fails the turn with response_limit.
+	MaxResponseBytes int `toml:"max_response_bytes"`
+	MaxToolCallBytes int `toml:"max_tool_call_bytes"`
 }
 
 // Agent shapes the turn loop.

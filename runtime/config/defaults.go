@@ -1,5 +1,7 @@
 package config
 
+import "scv/runtime/provider"
+
 // Default values of every key. Template and Defaults are both built from
 // these, so the commented file users get cannot drift from the code.
 const (
@@ -9,6 +11,8 @@ const (
 	DefaultAPIKeyEnv              = "OPENAI_API_KEY"
 	DefaultProviderTimeoutSeconds = 120
 	DefaultMaxRetries             = 2
+	DefaultMaxResponseBytes       = provider.DefaultMaxResponseBytes
+	DefaultMaxToolCallBytes       = provider.DefaultMaxToolCallBytes
 
 	DefaultMaxSteps       = 25
 	DefaultApprovalPolicy = PolicyOnRisk
@@ -68,6 +72,9 @@ func Defaults() Config {
 			APIKeyEnv:      DefaultAPIKeyEnv,
 			TimeoutSeconds: DefaultProviderTimeoutSeconds,
 			MaxRetries:     DefaultMaxRetries,
+
+			MaxResponseBytes: DefaultMaxResponseBytes,
+			MaxToolCallBytes: DefaultMaxToolCallBytes,
 		},
 		Agent: Agent{
 			MaxSteps:       DefaultMaxSteps,

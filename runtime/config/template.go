@@ -66,6 +66,8 @@ func Template() string {
 	kv("Seconds to wait for one model request before giving up.", "timeout_seconds", d.Provider.TimeoutSeconds)
 	kv("Retries of a failed model request (rate limits, 5xx, network errors).", "max_retries", d.Provider.MaxRetries)
 	kv("Replay provider's script (a regular file, of bounded size), relative to this file; empty plays the built-in demo.", "replay_script", d.Provider.ReplayScript)
+	kv("Bytes of one model response (text and tool calls) before scv stops reading it and fails the turn (response_limit).", "max_response_bytes", d.Provider.MaxResponseBytes)
+	kv("Bytes of one tool call's arguments before scv stops reading the response and fails the turn (response_limit).", "max_tool_call_bytes", d.Provider.MaxToolCallBytes)
 	w("")
 
 	w("[agent]")

@@ -73,6 +73,11 @@ func (c Config) validate(origin func(string) string) error {
 	if p.MaxRetries < 0 {
 		bad("provider.max_retries", "must not be negative, got %d", p.MaxRetries)
 	}
+	positive("provider.max_response_bytes", p.MaxResponseBytes)
+	positive("provider.max_tool_call_bytes", p.MaxToolCallBytes)
+	if p.MaxToolCallBytes > p.MaxResponseBytes {
+		bad("provider.max_tool_call_bytes", "must not exceed provider.max_response_bytes (%d), got %d", p.MaxResponseBytes, p.MaxToolCallBytes)
+	}
 
 	positive("agent.max_steps", c.Agent.MaxSteps)
 	oneOf("agent.approval_policy", c.Agent.ApprovalPolicy, Policies())

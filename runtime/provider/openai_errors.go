@@ -28,6 +28,10 @@ func (p *OpenAI) classify(res attemptResult) *Error {
 
 func (p *OpenAI) classifyRaw(res attemptResult) *Error {
 	err := res.err
+	var own *Error
+	if errors.As(err, &own) {
+		return own // the attempt's own verdict, such as CodeResponseLimit
+	}
 	switch {
 	case errors.Is(res.cause, errAttemptTimeout):
 		return &Error{Code: CodeTimeout, Message: fmt.Sprintf("no complete answer within %s", p.timeout)}

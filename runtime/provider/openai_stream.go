@@ -27,8 +27,9 @@ type attemptResult struct {
 	state       *attemptState
 }
 
-// attempt performs one HTTP request and reads its stream to the end.
-func (p *OpenAI) attempt(parent context.Context, creq openai.ChatCompletionRequest, onDelta func(string) error) (Response, attemptResult) {
+// attempt performs one HTTP request and reads its stream to the end, or
+// until the response would exceed limits.
+func (p *OpenAI) attempt(parent context.Context, creq openai.ChatCompletionRequest, limits Limits, onDelta func(string) error) (Response, attemptResult) {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	total := time.AfterFunc(p.timeout, func() { cancel(errAttemptTimeout) })
@@ -52,7 +53,8 @@ func (p *OpenAI) attempt(parent context.Context, creq openai.ChatCompletionReque
 
 	var (
 		content strings.Builder
-		acc     toolAccumulator
+		spent   = newBudget(limits)
+		acc     = toolAccumulator{budget: spent}
 		resp    Response
 	)
 	partial := func() Response {
@@ -87,6 +89,9 @@ func (p *OpenAI) attempt(parent context.Context, creq openai.ChatCompletionReque
 				if text == "" {
 					continue
 				}
+				if err := spent.spend(len(text)); err != nil {
+					return fail(partial(), err)
+				}
 				content.WriteString(text)
 				res.delivered = true
 				if err := onDelta(text); err != nil {
@@ -95,30 +100,43 @@ func (p *OpenAI) attempt(parent context.Context, creq openai.ChatCompletionReque
 				}
 			}
 			for _, tc := range choice.Delta.ToolCalls {
-				acc.add(tc)
+				if err := acc.add(tc); err != nil {
+					return fail(partial(), err)
+				}
 			}
 		}
 	}
 }
 
-// toolAccumulator assembles streamed tool calls. The first delta of a call
-// carries its index, id and name; later deltas with the same index carry
-// pieces of the arguments.
+// toolAccumulator assembles streamed tool calls, charging budget for every
+// byte it keeps. The first delta of a call carries its index, id and name;
+// later deltas with the same index carry pieces of the arguments, which
+// are appended in place (not by building a new string per piece, which
+// copies the whole prefix every time).
 type toolAccumulator struct {
-	byIndex map[int]*ToolCall
+	budget  *budget // nil: the default Limits
+	byIndex map[int]*callBuilder
 	order   []int
 	last    int
 }
 
-func (a *toolAccumulator) add(tc openai.ToolCall) {
+type callBuilder struct {
+	id         string
+	name, args strings.Builder
+}
+
+func (a *toolAccumulator) add(tc openai.ToolCall) error {
 	if a.byIndex == nil {
-		a.byIndex = make(map[int]*ToolCall)
+		a.byIndex = make(map[int]*callBuilder)
+	}
+	if a.budget == nil {
+		a.budget = newBudget(Limits{})
 	}
 	idx := a.last
 	switch {
 	case tc.Index != nil:
 		idx = *tc.Index
-	case tc.ID != "" && a.byIndex[idx] != nil && a.byIndex[idx].ID != tc.ID:
+	case tc.ID != "" && a.byIndex[idx] != nil && a.byIndex[idx].id != tc.ID:
 		// Some servers omit the index; a new id then starts a new call.
 		idx = len(a.order)
 		for a.byIndex[idx] != nil {
@@ -128,22 +146,33 @@ func (a *toolAccumulator) add(tc openai.ToolCall) {
 	a.last = idx
 	call := a.byIndex[idx]
 	if call == nil {
-		call = &ToolCall{}
+		if err := a.budget.call(); err != nil {
+			return err
+		}
+		call = &callBuilder{}
 		a.byIndex[idx] = call
 		a.order = append(a.order, idx)
 	}
-	if tc.ID != "" {
-		call.ID = tc.ID
+	if tc.ID != "" && tc.ID != call.id {
+		if err := a.budget.spend(len(tc.ID)); err != nil {
+			return err
+		}
+		call.id = tc.ID
 	}
-	switch name := tc.Function.Name; {
-	case name == "" || name == call.Name:
-		// Some servers repeat the name on every delta.
-	case call.Name == "":
-		call.Name = name
-	default:
-		call.Name += name
+	// Some servers repeat the name on every delta; others split it.
+	if name := tc.Function.Name; name != "" && name != call.name.String() {
+		if err := a.budget.spend(len(name)); err != nil {
+			return err
+		}
+		call.name.WriteString(name)
 	}
-	call.Arguments += tc.Function.Arguments
+	if args := tc.Function.Arguments; args != "" {
+		if err := a.budget.arguments(call.args.Len(), len(args)); err != nil {
+			return err
+		}
+		call.args.WriteString(args)
+	}
+	return nil
 }
 
 func (a *toolAccumulator) calls() []ToolCall {
@@ -154,7 +183,8 @@ func (a *toolAccumulator) calls() []ToolCall {
 	sort.Ints(idx)
 	out := make([]ToolCall, 0, len(idx))
 	for _, i := range idx {
-		call := *a.byIndex[i]
+		b := a.byIndex[i]
+		call := ToolCall{ID: b.id, Name: b.name.String(), Arguments: b.args.String()}
 		if strings.TrimSpace(call.Arguments) == "" {
 			call.Arguments = "{}"
 		}

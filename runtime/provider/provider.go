@@ -45,6 +45,7 @@ type Request struct {
 	Model    string
 	Messages []Message
 	Tools    []ToolSpec
+	Limits   Limits // bounds the assembled Response
 }
 
 // Usage counts tokens as the provider reported them.
@@ -63,7 +64,8 @@ type Response struct {
 
 // Provider streams one completion. onDelta receives every text chunk in
 // order; an error it returns aborts the stream and is returned unchanged.
-// A stream that breaks or ends without its terminator is an *Error. The
+// A stream that breaks or ends without its terminator is an *Error, and
+// so is one that would exceed req.Limits (CodeResponseLimit). The
 // Response holds whatever was assembled, even with an error: its Content
 // is exactly the text onDelta received.
 type Provider interface {
@@ -80,6 +82,8 @@ const (
 	CodeUnavailable Code = "provider_unavailable"
 	CodeTimeout     Code = "provider_timeout"
 	CodeError       Code = "provider_error"
+	// CodeResponseLimit: the response would exceed the Request's Limits.
+	CodeResponseLimit Code = "response_limit"
 )
 
 // Error is a classified provider failure. It never carries a credential.

@@ -231,9 +231,9 @@ func (r *Replay) Stream(ctx context.Context, req Request, onDelta func(string) e
 	idx := responseIndex(req.Messages)
 	if idx >= len(r.responses) {
 		exhausted := replayResponse{steps: []replayStep{{text: ReplayExhaustedText, repeat: 1}}, textBytes: len(ReplayExhaustedText)}
-		return exhausted.play(ctx, onDelta)
+		return exhausted.play(ctx, req.Limits, onDelta)
 	}
-	return r.responses[idx].play(ctx, onDelta)
+	return r.responses[idx].play(ctx, req.Limits, onDelta)
 }
 
 func responseIndex(msgs []Message) int {
@@ -246,12 +246,15 @@ func responseIndex(msgs []Message) int {
 	return n
 }
 
-func (rr *replayResponse) play(ctx context.Context, onDelta func(string) error) (Response, error) {
+// play streams the response, held to limits like a model's: a script is
+// no more trusted than an endpoint.
+func (rr *replayResponse) play(ctx context.Context, limits Limits, onDelta func(string) error) (Response, error) {
 	var (
 		resp    Response
 		content strings.Builder
+		spent   = newBudget(limits)
 	)
-	content.Grow(rr.textBytes)
+	content.Grow(min(rr.textBytes, spent.limits.MaxResponseBytes))
 	done := ctx.Done()
 	finish := func() Response {
 		resp.Content = content.String()
@@ -275,12 +278,18 @@ func (rr *replayResponse) play(ctx context.Context, onDelta func(string) error) 
 					return finish(), ctx.Err()
 				default:
 				}
+				if err := spent.spend(len(st.text)); err != nil {
+					return finish(), err
+				}
 				content.WriteString(st.text)
 				if err := onDelta(st.text); err != nil {
 					return finish(), err
 				}
 			}
 		case st.call != nil:
+			if err := spent.wholeCall(*st.call); err != nil {
+				return finish(), err
+			}
 			resp.ToolCalls = append(resp.ToolCalls, *st.call)
 		case st.usage != nil:
 			resp.Usage = *st.usage

@@ -52,10 +52,28 @@ type pendingApproval struct {
 // askApproval publishes an approval request and waits for its decision or
 // for the turn to end. It reports whether the call may run.
 func (s *Session) askApproval(ctx context.Context, t *turn, callID, name string, risk tools.Risk, summary string) (bool, error) {
+	p, approved, err := s.openApproval(t, callID, name, risk, summary)
+	if p == nil {
+		return approved, err
+	}
+	select {
+	case decision := <-p.answer:
+		return decision != DecisionDeny, nil
+	case <-ctx.Done():
+		s.cancelApproval(p)
+		return false, ctx.Err()
+	}
+}
+
+// openApproval publishes the request, or answers at once (nil
+// pendingApproval) when the tool is approved for the session or the
+// request cannot be sent. The lock is released by defer so that even a
+// panic while emitting leaves the session usable.
+func (s *Session) openApproval(t *turn, callID, name string, risk tools.Risk, summary string) (*pendingApproval, bool, error) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.sessionApproved[name] {
-		s.mu.Unlock()
-		return true, nil
+		return nil, true, nil
 	}
 	p := &pendingApproval{answer: make(chan string, 1)}
 	p.request = ApprovalRequest{
@@ -72,22 +90,18 @@ func (s *Session) askApproval(ctx context.Context, t *turn, callID, name string,
 		},
 	}
 	if err := s.emitLocked(EvApprovalRequested, p.request.Approval); err != nil {
-		s.mu.Unlock()
-		return false, err
+		return nil, false, err
 	}
 	s.approvals = append(s.approvals, p)
-	s.mu.Unlock()
+	return p, false, nil
+}
 
-	select {
-	case decision := <-p.answer:
-		return decision != DecisionDeny, nil
-	case <-ctx.Done():
-		s.mu.Lock()
-		if s.dropApprovalLocked(p.request.ApprovalID) {
-			_ = s.emitResolvedLocked(p.request, DecisionCancelled)
-		}
-		s.mu.Unlock()
-		return false, ctx.Err()
+// cancelApproval withdraws an approval the turn no longer waits for.
+func (s *Session) cancelApproval(p *pendingApproval) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dropApprovalLocked(p.request.ApprovalID) {
+		_ = s.emitResolvedLocked(p.request, DecisionCancelled)
 	}
 }
 

@@ -1,5 +1,10 @@
 package session
 
+import (
+	"scv/runtime/config"
+	"scv/runtime/provider"
+)
+
 // Protocol limits that are part of the contract rather than configuration.
 const (
 	MaxPromptBytes = 256 * 1024
@@ -10,8 +15,10 @@ const (
 	// its ReplayEvents count.
 	ReplayBytes = 32 << 20
 	// TurnFailedResponseLimit is the turn/failed code when an event of the
-	// turn cannot be sent because it exceeds the server frame limit.
-	TurnFailedResponseLimit = "response_limit"
+	// turn cannot be sent because it exceeds the server frame limit, or the
+	// model's response exceeds provider.max_response_bytes or
+	// provider.max_tool_call_bytes.
+	TurnFailedResponseLimit = string(provider.CodeResponseLimit)
 	// frameOverheadBytes covers the JSON-RPC envelope and header around an
 	// event's params when checking them against the server frame limit.
 	frameOverheadBytes = 128
@@ -29,4 +36,22 @@ type Limits struct {
 	MaxInflightRequests int `json:"maxInflightRequests"`
 	OutboundQueueBytes  int `json:"outboundQueueBytes"`
 	MaxConnections      int `json:"maxConnections,omitempty"`
+	// What one model response may hold (provider.Limits).
+	MaxResponseBytes int `json:"maxResponseBytes"`
+	MaxToolCallBytes int `json:"maxToolCallBytes"`
+	MaxToolCalls     int `json:"maxToolCalls"`
+}
+
+// ResponseLimits are the bounds of one model response that cfg sets.
+func ResponseLimits(cfg config.Config) provider.Limits {
+	return provider.Limits{MaxResponseBytes: cfg.Provider.MaxResponseBytes, MaxToolCallBytes: cfg.Provider.MaxToolCallBytes}
+}
+
+// WithResponse returns l advertising the response bounds r.
+func (l Limits) WithResponse(r provider.Limits) Limits {
+	r = r.WithDefaults()
+	l.MaxResponseBytes = r.MaxResponseBytes
+	l.MaxToolCallBytes = r.MaxToolCallBytes
+	l.MaxToolCalls = provider.MaxToolCalls
+	return l
 }

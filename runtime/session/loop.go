@@ -13,6 +13,9 @@ import (
 // deniedOutput is what the model is told about a call the user refused.
 const deniedOutput = "The user denied this tool call. Do not retry it; continue without it or ask the user."
 
+// notRunOutput answers a call the turn ended before running.
+const notRunOutput = "not run: the turn ended first"
+
 // runTurn drives the model until it answers without tool calls, the step
 // limit is reached, or the turn is cancelled or fails. The history keeps a
 // consistent shape whatever happens: every tool call gets a result.
@@ -26,7 +29,7 @@ func (s *Session) runTurn(t *turn) outcome {
 		if err := s.compact(t); err != nil {
 			return outcome{err: err}
 		}
-		req := provider.Request{Model: s.model, Messages: s.requestMessages(), Tools: s.toolSpecs()}
+		req := provider.Request{Model: s.model, Messages: s.requestMessages(), Tools: s.toolSpecs(), Limits: ResponseLimits(s.cfg)}
 		resp, err := s.provider.Stream(t.ctx, req, func(delta string) error {
 			return s.emitTurn(EvAssistantDelta, deltaFields{t.id, delta})
 		})
@@ -64,13 +67,13 @@ func (s *Session) runCalls(t *turn, calls []provider.ToolCall) error {
 	var stop error
 	for _, call := range calls {
 		if stop != nil {
-			s.appendToolResult(call.ID, "not run: the turn ended first")
+			s.appendToolResult(call.ID, notRunOutput)
 			continue
 		}
 		result, err := s.runCall(t, call)
 		if err != nil {
 			stop = err
-			s.appendToolResult(call.ID, "not run: the turn ended first")
+			s.appendToolResult(call.ID, notRunOutput)
 			continue
 		}
 		s.appendToolResult(call.ID, result)
@@ -162,8 +165,8 @@ func modelText(res tools.Result) string {
 
 func (s *Session) appendHistory(m provider.Message) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.history = append(s.history, m)
-	s.mu.Unlock()
 }
 
 func (s *Session) appendToolResult(callID, text string) {
@@ -185,10 +188,10 @@ func (s *Session) requestMessages() []provider.Message {
 }
 
 func (s *Session) toolSpecs() []provider.ToolSpec {
-	if s.registry == nil {
+	all := s.registry.All()
+	if len(all) == 0 {
 		return nil
 	}
-	all := s.registry.All()
 	specs := make([]provider.ToolSpec, 0, len(all))
 	for _, tool := range all {
 		specs = append(specs, provider.ToolSpec{Name: tool.Name(), Description: tool.Description(), Parameters: tool.Parameters()})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -30,6 +31,9 @@ type Options struct {
 	Now    func() time.Time    // clock; time.Now when nil
 	// Frame encodes an event for the wire once, for every subscriber.
 	Frame func(method string, params []byte) []byte
+	// Log receives what the runtime recovers from (a panic in a turn, with
+	// its stack); nil logs to stderr, which is the daemon's log file.
+	Log *slog.Logger
 }
 
 // Manager owns every session of a process.
@@ -47,6 +51,9 @@ func NewManager(opts Options) *Manager {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	return &Manager{opts: opts, sessions: map[string]*Session{}}
 }
@@ -139,7 +146,9 @@ func (m *Manager) build(cwd string, cfg config.Config) (*Session, error) {
 		}
 		return nil, fmt.Errorf("build system prompt: %w", err)
 	}
-	var registry *tools.Registry
+	// Without tools the registry is empty rather than nil: a model may
+	// still call a tool, and that call is answered "unknown tool".
+	registry := tools.NewRegistry()
 	if cfg.Tools.Enabled {
 		all := tools.Builtin(ws, tools.Limits{
 			MaxReadBytes:   cfg.Tools.MaxReadBytes,
@@ -152,7 +161,7 @@ func (m *Manager) build(cwd string, cfg config.Config) (*Session, error) {
 		}
 		registry = tools.NewRegistry(all...)
 	}
-	limits := m.opts.Limits
+	limits := m.opts.Limits.WithResponse(ResponseLimits(cfg))
 	limits.MaxServerFrameBytes = cfg.Protocol.MaxServerFrameBytes
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Session{
@@ -168,6 +177,7 @@ func (m *Manager) build(cwd string, cfg config.Config) (*Session, error) {
 		workspace:       ws,
 		system:          sys.Text,
 		frame:           m.opts.Frame,
+		log:             m.opts.Log,
 		ctx:             ctx,
 		cancel:          cancel,
 		subs:            map[Subscriber]struct{}{},

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -20,10 +21,11 @@ type Session struct {
 	cfg       config.Config
 	limits    Limits
 	provider  provider.Provider
-	registry  *tools.Registry
+	registry  *tools.Registry // never nil; empty without tools
 	workspace *tools.Workspace
 	system    string
 	frame     func(method string, params []byte) []byte
+	log       *slog.Logger // where a turn's panic and its stack go
 
 	// ctx ends when the session closes; every turn runs under it.
 	ctx    context.Context

@@ -99,8 +99,8 @@ func (s *Session) launchLocked(t *turn) {
 	s.turns.Add(1)
 	go func() {
 		defer s.turns.Done()
-		outcome := s.runTurn(t)
-		s.endTurn(t, outcome)
+		defer s.logPanic(t)
+		s.endTurn(t, s.runTurnGuarded(t))
 	}()
 }
 
@@ -148,8 +148,8 @@ func (s *Session) emitTerminalLocked(t *turn, o outcome) {
 		s.emitFailedLocked(t, "max_steps", fmt.Sprintf("the turn reached agent.max_steps (%d) without a final answer", s.cfg.Agent.MaxSteps))
 	case errors.Is(o.err, context.DeadlineExceeded):
 		s.emitFailedLocked(t, string(provider.CodeTimeout), o.err.Error())
-	default:
-		s.emitFailedLocked(t, "internal", o.err.Error())
+	default: // a recovered panic (turnPanic) or another fault of scv
+		s.emitFailedLocked(t, TurnFailedInternal, o.err.Error())
 	}
 }
 
