@@ -283,7 +283,10 @@ func (f *forwarder) daemonEnded(err error) error {
 		}
 		return ErrExitWithoutShutdown
 	}
-	text := fmt.Sprintf("scv: the connection to the scv daemon (%s) was lost. Restart the scv language server to reconnect; the daemon's sessions can be attached again.",
+	// Sessions are kept in the daemon's memory only: a daemon that stopped
+	// (killed, crashed, stopped) took them with it, and saying otherwise
+	// would send the user looking for work that is gone.
+	text := fmt.Sprintf("scv: the connection to the scv daemon (%s) was lost. The daemon keeps sessions in memory only: if it stopped, its sessions and their history are lost. Restart the scv language server to reconnect.",
 		f.daemon.RemoteAddr())
 	f.toEditor(showMessage(MessageError, text))
 	if err == nil {
