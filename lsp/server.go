@@ -41,7 +41,10 @@ type Options struct {
 	Flags          config.Overrides
 	Protocol       config.Protocol // wire limits
 	MaxConnections int             // advertised in daemon mode
-	Getenv         func(string) string
+	// MaxSessions caps the open sessions (daemon.max_sessions); 0 means
+	// config.DefaultMaxSessions.
+	MaxSessions int
+	Getenv      func(string) string
 	// InitializeTimeout, when set, closes a connection that has not sent
 	// initialize that long after it opened (the daemon's handshake bound).
 	InitializeTimeout time.Duration
@@ -67,6 +70,9 @@ func NewServer(opts Options) *Server {
 		opts.Getenv = os.Getenv
 	}
 	opts.Protocol = opts.Protocol.WithDefaults()
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = config.DefaultMaxSessions
+	}
 	p := opts.Protocol
 	limits := session.Limits{
 		MaxPromptBytes:      session.MaxPromptBytes,
@@ -78,6 +84,7 @@ func NewServer(opts Options) *Server {
 		ReplayBytes:         session.ReplayBytes,
 		MaxInflightRequests: p.MaxInflightRequests,
 		OutboundQueueBytes:  p.OutboundQueueBytes,
+		MaxSessions:         opts.MaxSessions,
 	}
 	if opts.Mode == ModeDaemon {
 		limits.MaxConnections = opts.MaxConnections

@@ -47,7 +47,10 @@ func serverOptions(mode string, flags config.Overrides) (lsp.Options, config.Con
 	if err != nil {
 		return lsp.Options{}, config.Config{}, err
 	}
-	return lsp.Options{Mode: mode, Version: version, Home: home, Flags: flags, Protocol: cfg.Protocol}, cfg, nil
+	return lsp.Options{
+		Mode: mode, Version: version, Home: home, Flags: flags,
+		Protocol: cfg.Protocol, MaxSessions: cfg.Daemon.MaxSessions,
+	}, cfg, nil
 }
 
 // stdio joins stdin and stdout into the connection editors speak on.

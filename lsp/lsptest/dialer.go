@@ -184,11 +184,12 @@ func (InProcess) Dial(env *Env) (Server, error) {
 		return nil, fmt.Errorf("load %s: %w", config.UserFile(env.Home), err)
 	}
 	srv := lsp.NewServer(lsp.Options{
-		Mode:     lsp.ModeStdio,
-		Version:  "test",
-		Home:     env.Home,
-		Protocol: cfg.Protocol,
-		Getenv:   env.Getenv,
+		Mode:        lsp.ModeStdio,
+		Version:     "test",
+		Home:        env.Home,
+		Protocol:    cfg.Protocol,
+		MaxSessions: cfg.Daemon.MaxSessions,
+		Getenv:      env.Getenv,
 	})
 	toServerR, toServerW := io.Pipe()
 	toEditorR, toEditorW := io.Pipe()

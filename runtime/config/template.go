@@ -94,6 +94,7 @@ func Template() string {
 
 	w("[daemon]")
 	kv("Minutes a session with no attached editor lives before the daemon closes it.", "session_idle_minutes", d.Daemon.SessionIdleMinutes)
+	kv("Sessions open at once, in the daemon or in one `scv lsp`; more are refused with too_many_sessions.", "max_sessions", d.Daemon.MaxSessions)
 	return b.String()
 }
 

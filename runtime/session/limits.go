@@ -29,4 +29,5 @@ type Limits struct {
 	MaxInflightRequests int `json:"maxInflightRequests"`
 	OutboundQueueBytes  int `json:"outboundQueueBytes"`
 	MaxConnections      int `json:"maxConnections,omitempty"`
+	MaxSessions         int `json:"maxSessions"`
 }

@@ -26,7 +26,7 @@ type Options struct {
 	Home   string              // $SCV_HOME
 	Flags  config.Overrides    // command-line flags, applied last
 	Getenv func(string) string // environment lookup; os.Getenv when nil
-	Limits Limits              // wire limits every Snapshot carries
+	Limits Limits              // wire limits every Snapshot carries; MaxSessions > 0 caps the open sessions
 	Now    func() time.Time    // clock; time.Now when nil
 	// Frame encodes an event for the wire once, for every subscriber.
 	Frame func(method string, params []byte) []byte
@@ -38,6 +38,7 @@ type Manager struct {
 	mu       sync.Mutex
 	sessions map[string]*Session
 	order    []string
+	starting int // sessions being built: they count against MaxSessions
 }
 
 // NewManager returns an empty Manager.
@@ -68,6 +69,10 @@ func (m *Manager) Start(p StartParams, sub Subscriber, reply func(Snapshot)) (*S
 	if err != nil {
 		return nil, err
 	}
+	if err := m.reserve(); err != nil {
+		return nil, err
+	}
+	defer m.release()
 	var noTools *bool
 	if p.NoTools {
 		noTools = &p.NoTools
@@ -96,6 +101,26 @@ func (m *Manager) Start(p StartParams, sub Subscriber, reply func(Snapshot)) (*S
 		return nil, err
 	}
 	return s, nil
+}
+
+// reserve counts a session about to be built against Limits.MaxSessions,
+// so that concurrent starts cannot together exceed it; release undoes it
+// once the session is registered or has failed.
+func (m *Manager) reserve() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if max := m.opts.Limits.MaxSessions; max > 0 && len(m.sessions)+m.starting >= max {
+		return errorf(CodeTooManySessions, "%d sessions are open, the most this server holds (daemon.max_sessions = %d); close one (scv/session/close) or raise daemon.max_sessions in the user config",
+			len(m.sessions), max)
+	}
+	m.starting++
+	return nil
+}
+
+func (m *Manager) release() {
+	m.mu.Lock()
+	m.starting--
+	m.mu.Unlock()
 }
 
 func checkCwd(cwd string) (string, error) {
