@@ -43,7 +43,7 @@ func startForward(t *testing.T, socket string, limits Limits) *editorSide {
 	}
 	e := &editorSide{t: t, toIn: inW, fromOut: outR, r: wire.NewReader(outR, 1<<30), done: make(chan error, 1)}
 	go func() {
-		e.done <- Forward(context.Background(), inR, outW, conn, limits)
+		e.done <- Forward(context.Background(), inR, outW, conn, ForwardOptions{Limits: limits})
 		inR.Close()
 		outW.Close()
 	}()

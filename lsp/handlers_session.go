@@ -39,9 +39,12 @@ func handleSessionStart(_ context.Context, c *conn, req *incoming) (any, error) 
 	if err := unmarshalParams(req.params, &p); err != nil {
 		return nil, err
 	}
+	c.mu.Lock()
+	flags := c.flags
+	c.mu.Unlock()
 	_, err := c.srv.sessions.Start(session.StartParams{
 		Cwd: p.Cwd, Model: p.Model, Provider: p.Provider, BaseURL: p.BaseURL,
-		ApprovalPolicy: p.ApprovalPolicy, NoTools: p.NoTools,
+		ApprovalPolicy: p.ApprovalPolicy, NoTools: p.NoTools, Flags: flags,
 	}, c, func(snap session.Snapshot) { c.reply(req.id, snap, nil) })
 	if err != nil {
 		return nil, err

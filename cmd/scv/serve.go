@@ -86,6 +86,14 @@ func runLSP(args []string) int {
 		fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
 		return 1
 	}
+	// Loaded whether or not a daemon serves: it checks the flags here, at
+	// startup, and gives a forwarding bridge the frame limits the daemon
+	// reads from the same file.
+	opts, cfg, err := serverOptions(lsp.ModeStdio, f.overrides())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
+		return 1
+	}
 	daemon, err := bridge.Dial(mode, socket, func() error {
 		logPath, err := bridge.LogPath()
 		if err != nil {
@@ -98,16 +106,14 @@ func runLSP(args []string) int {
 		return 1
 	}
 	if daemon != nil {
-		if err := bridge.ForwardStdio(context.Background(), daemon, bridge.DefaultLimits()); err != nil {
+		// The daemon applies the flags to this connection's sessions, above
+		// their session/start params, as in-process serving does.
+		fwd := bridge.ForwardOptions{Limits: bridge.LimitsFrom(cfg.Protocol), Flags: f.overrides()}
+		if err := bridge.ForwardStdio(context.Background(), daemon, fwd); err != nil {
 			fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
 			return 1
 		}
 		return 0
-	}
-	opts, _, err := serverOptions(lsp.ModeStdio, f.overrides())
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
-		return 1
 	}
 	err = lsp.NewServer(opts).ServeConn(context.Background(), stdio{os.Stdin, os.Stdout})
 	if err != nil {

@@ -60,6 +60,10 @@ type StartParams struct {
 	BaseURL        string
 	ApprovalPolicy string
 	NoTools        bool
+	// Flags are the command-line flags of the `scv lsp` this request came
+	// through (a forwarding bridge's): they override the params above, and
+	// the serving process's own Options.Flags override them.
+	Flags config.Overrides
 }
 
 // Start builds a session in an absolute workspace directory and attaches sub.
@@ -84,7 +88,7 @@ func (m *Manager) Start(p StartParams, sub Subscriber, reply func(Snapshot)) (*S
 			Provider: p.Provider, Model: p.Model, BaseURL: p.BaseURL,
 			ApprovalPolicy: p.ApprovalPolicy, NoTools: noTools,
 		},
-		Flags: m.opts.Flags,
+		Flags: p.Flags.With(m.opts.Flags),
 	})
 	if err != nil {
 		return nil, errorf(CodeInvalidParams, "%v", err)
