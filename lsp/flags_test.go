@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"strings"
 	"testing"
 
 	"scv/internal/fakeopenai"
@@ -57,6 +58,21 @@ func TestLSPNoToolsFlagOffersNoTools(t *testing.T) {
 		}
 		if len(reqs[0].Tools) != 0 {
 			t.Errorf("the model was offered %d tools under --no-tools", len(reqs[0].Tools))
+		}
+	})
+}
+
+// initializationOptions.scv.flags is the wire form of those flags: a bad
+// value in it is refused at session/start, naming the key.
+func TestInitializeFlagsAreValidatedAtSessionStart(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		ed := env.Connect()
+		ed.MustCall("initialize", map[string]any{"processId": nil, "capabilities": map[string]any{},
+			"initializationOptions": map[string]any{"scv": map[string]any{"flags": map[string]any{"approvalPolicy": "sometimes"}}}}, nil)
+		_, err := ed.TryStartSession("", nil)
+		e := lsptest.ExpectError(t, err, codeInvalidParams, "")
+		if !strings.Contains(e.Message, "agent.approval_policy") || !strings.Contains(e.Message, "sometimes") {
+			t.Errorf("the refusal says %q; want it to name agent.approval_policy and the bad value", e.Message)
 		}
 	})
 }
