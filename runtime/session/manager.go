@@ -73,10 +73,11 @@ func (m *Manager) Start(p StartParams, sub Subscriber, reply func(Snapshot)) (*S
 	if err != nil {
 		return nil, err
 	}
-	if err := m.reserve(); err != nil {
+	place, err := m.reserve()
+	if err != nil {
 		return nil, err
 	}
-	defer m.release()
+	defer place.release()
 	var noTools *bool
 	if p.NoTools {
 		noTools = &p.NoTools
@@ -97,10 +98,7 @@ func (m *Manager) Start(p StartParams, sub Subscriber, reply func(Snapshot)) (*S
 	if err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
-	m.sessions[s.id] = s
-	m.order = append(m.order, s.id)
-	m.mu.Unlock()
+	place.fill(s)
 	if err := s.Attach(sub, nil, func(snap Snapshot, _ []Event, _ uint64) { reply(snap) }); err != nil {
 		return nil, err
 	}
