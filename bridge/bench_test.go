@@ -40,7 +40,9 @@ func benchClient(b *testing.B, path string, forwarded bool, onNotify func(string
 	if forwarded {
 		editor, bridgeEnd := socketPair(b)
 		done := make(chan error, 1)
-		go func() { done <- Forward(context.Background(), bridgeEnd, bridgeEnd, daemonConn, DefaultLimits()) }()
+		go func() {
+			done <- Forward(context.Background(), bridgeEnd, bridgeEnd, daemonConn, ForwardOptions{Limits: DefaultLimits()})
+		}()
 		b.Cleanup(func() { editor.Close(); <-done; bridgeEnd.Close() })
 		conn = editor
 	}

@@ -19,10 +19,15 @@
 //
 // The editor side is `scv lsp`: Dial applies --daemon=auto|never|required
 // (--no-daemon and SCV_NO_DAEMON=1 mean never) and Forward relays whole
-// frames between the editor's stdio and the daemon with the protocol's
-// frame limits. If the daemon goes away, the editor receives a
-// window/showMessage error asking it to restart the server and the bridge
-// exits non-zero; if the editor goes away, the bridge closes its daemon
+// frames between the editor's stdio and the daemon with the frame limits of
+// the user's config file (the daemon's too); a daemon reply over them
+// becomes a response_limit error for the same request. The bridge's
+// --model, --provider, --base-url, --approval and --no-tools ride in the
+// editor's initialize (initializationOptions.scv.flags) and bind the
+// sessions started through it. If the daemon goes away, the editor receives
+// a window/showMessage error saying the daemon's in-memory sessions are lost
+// if it stopped, asking it to restart the server, and the bridge exits
+// non-zero; if the editor goes away, the bridge closes its daemon
 // connection and the sessions live on in the daemon. Client is the small
 // JSON-RPC client behind `scv status`, `scv stop` and `scv attach`.
 //

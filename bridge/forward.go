@@ -12,15 +12,16 @@ import (
 	"time"
 
 	"scv/lsp/wire"
+	"scv/runtime/config"
 )
 
 const (
-	// MaxClientFrameBytes is limits.maxClientFrameBytes: the largest frame
-	// accepted from a client.
-	MaxClientFrameBytes = 8 << 20
-	// MaxServerFrameBytes is limits.maxServerFrameBytes: the largest frame
-	// the server sends.
-	MaxServerFrameBytes = 8 << 20
+	// MaxClientFrameBytes is the default limits.maxClientFrameBytes: the
+	// largest frame accepted from a client.
+	MaxClientFrameBytes = config.DefaultMaxClientFrameBytes
+	// MaxServerFrameBytes is the default limits.maxServerFrameBytes: the
+	// largest frame the server sends.
+	MaxServerFrameBytes = config.DefaultMaxServerFrameBytes
 	// EditorGoneFlush bounds how long, after the editor's input ends, the
 	// forwarder keeps relaying the daemon's last answers before closing.
 	EditorGoneFlush = 2 * time.Second
@@ -39,9 +40,25 @@ type Limits struct {
 	MaxServerFrameBytes int // daemon → editor
 }
 
-// DefaultLimits are the protocol's advertised limits.
+// DefaultLimits are the protocol's default limits.
 func DefaultLimits() Limits {
 	return Limits{MaxClientFrameBytes: MaxClientFrameBytes, MaxServerFrameBytes: MaxServerFrameBytes}
+}
+
+// LimitsFrom takes the frame limits from a configuration's [protocol]: the
+// user's config file, which the daemon reads too.
+func LimitsFrom(p config.Protocol) Limits {
+	p = p.WithDefaults()
+	return Limits{MaxClientFrameBytes: p.MaxClientFrameBytes, MaxServerFrameBytes: p.MaxServerFrameBytes}
+}
+
+// ForwardOptions configure Forward.
+type ForwardOptions struct {
+	Limits Limits
+	// Flags are this `scv lsp`'s command-line flags; they reach the daemon
+	// in the editor's initialize (see withFlags) and bind the sessions
+	// started through this bridge.
+	Flags config.Overrides
 }
 
 var (
@@ -56,10 +73,15 @@ var (
 // Forward relays whole frames between an editor (editorIn/editorOut, usually
 // stdin/stdout) and a daemon connection until one side ends.
 //
+//   - The editor's initialize carries opts.Flags to the daemon as
+//     initializationOptions.scv.flags.
 //   - An editor frame over limits.MaxClientFrameBytes is skipped and answered
 //     by the bridge with -32600 (data.code "frame_too_large", id null); the
 //     stream goes on. Invalid framing from the editor ends forwarding with an
 //     error.
+//   - A daemon reply over limits.MaxServerFrameBytes is replaced by an error
+//     reply to the same request (data.code "response_limit"); any other
+//     oversized daemon frame is dropped with a window/logMessage warning.
 //   - When the editor's input ends, the daemon connection is half-closed,
 //     its last answers are relayed for up to EditorGoneFlush, it is closed,
 //     and Forward returns nil: the daemon keeps the sessions.
@@ -70,11 +92,12 @@ var (
 //
 // Forward closes daemon. To stop a blocked read on editorIn it sets a past
 // read deadline (os.Pipe, net.Conn, PollableStdio files) or closes it.
-func Forward(ctx context.Context, editorIn io.Reader, editorOut io.Writer, daemon net.Conn, limits Limits) error {
+func Forward(ctx context.Context, editorIn io.Reader, editorOut io.Writer, daemon net.Conn, opts ForwardOptions) error {
+	limits := opts.Limits
 	if limits.MaxClientFrameBytes <= 0 || limits.MaxServerFrameBytes <= 0 {
 		return fmt.Errorf("bridge: frame limits must be positive, got %+v", limits)
 	}
-	f := &forwarder{daemon: daemon, limits: limits, out: newEditorQueue(ForwardBufferBytes)}
+	f := &forwarder{daemon: daemon, limits: limits, flags: opts.Flags, out: newEditorQueue(ForwardBufferBytes)}
 	writerDone := make(chan error, 1)
 	upDone := make(chan error, 1)
 	downDone := make(chan error, 1)
@@ -170,7 +193,10 @@ func (f *forwarder) waitDown(ctx context.Context, downDone *chan error) (ended b
 type forwarder struct {
 	daemon net.Conn
 	limits Limits
+	flags  config.Overrides
 	out    *editorQueue
+	// initSent: the editor's initialize has gone by (read by up only).
+	initSent bool
 
 	editorGone   atomic.Bool
 	exitSent     atomic.Bool
@@ -212,6 +238,9 @@ func (f *forwarder) up(editorIn io.Reader) error {
 			return fmt.Errorf("read from the editor: %w", err)
 		}
 		f.noteLifecycle(body)
+		if !f.initSent && !f.flags.IsZero() {
+			body, f.initSent = withFlags(body, f.flags)
+		}
 		buf = wire.AppendFrame(buf[:0], body)
 		if _, err := f.daemon.Write(buf); err != nil {
 			return &daemonWriteError{err}
@@ -249,9 +278,14 @@ func (f *forwarder) down() error {
 		switch {
 		case err == nil:
 		case errors.As(err, &tooLarge):
-			// The server broke its own limit; the editor hears of it in its
-			// log instead of receiving a frame it may not be able to hold.
-			err = f.toEditor(logMessage(MessageWarning, "scv bridge: dropped a "+tooLarge.Error()+" from the daemon"))
+			// The daemon's limit is above ours (its configuration changed
+			// since it started): a reply becomes an error reply so the
+			// editor's request ends; anything else is dropped and logged.
+			if id, ok := responseID(tooLarge.Head); ok {
+				err = f.toEditor(responseLimitAnswer(id, tooLarge.Length, f.limits.MaxServerFrameBytes))
+			} else {
+				err = f.toEditor(logMessage(MessageWarning, "scv bridge: dropped a "+tooLarge.Error()+" from the daemon (protocol.max_server_frame_bytes)"))
+			}
 			if err != nil {
 				return err
 			}
@@ -283,7 +317,10 @@ func (f *forwarder) daemonEnded(err error) error {
 		}
 		return ErrExitWithoutShutdown
 	}
-	text := fmt.Sprintf("scv: the connection to the scv daemon (%s) was lost. Restart the scv language server to reconnect; the daemon's sessions can be attached again.",
+	// Sessions are kept in the daemon's memory only: a daemon that stopped
+	// (killed, crashed, stopped) took them with it, and saying otherwise
+	// would send the user looking for work that is gone.
+	text := fmt.Sprintf("scv: the connection to the scv daemon (%s) was lost. The daemon keeps sessions in memory only: if it stopped, its sessions and their history are lost. Restart the scv language server to reconnect.",
 		f.daemon.RemoteAddr())
 	f.toEditor(showMessage(MessageError, text))
 	if err == nil {

@@ -43,7 +43,7 @@ func startForward(t *testing.T, socket string, limits Limits) *editorSide {
 	}
 	e := &editorSide{t: t, toIn: inW, fromOut: outR, r: wire.NewReader(outR, 1<<30), done: make(chan error, 1)}
 	go func() {
-		e.done <- Forward(context.Background(), inR, outW, conn, limits)
+		e.done <- Forward(context.Background(), inR, outW, conn, ForwardOptions{Limits: limits})
 		inR.Close()
 		outW.Close()
 	}()
@@ -144,16 +144,25 @@ func TestForwardAnswersOversizedEditorFrameAndGoesOn(t *testing.T) {
 	}
 }
 
-func TestForwardDropsOversizedDaemonFrame(t *testing.T) {
+// A daemon reply over the bridge's limit is answered for the daemon with
+// response_limit, so the editor's request ends; an oversized notification
+// is dropped with a log message. The stream goes on after both.
+func TestForwardAnswersOversizedDaemonReply(t *testing.T) {
 	d := startDaemon(t, nil)
 	e := startForward(t, d.path, Limits{MaxClientFrameBytes: MaxClientFrameBytes, MaxServerFrameBytes: 256})
-	e.send(`{"jsonrpc":"2.0","id":1,"method":"test/echo","params":{"pad":"` + strings.Repeat("x", 1024) + `"}}`)
-	if m := e.read(); m["method"] != "window/logMessage" {
-		t.Fatalf("want a log message about the dropped frame, got %v", m)
+	e.send(`{"jsonrpc":"2.0","id":"big","method":"test/echo","params":{"pad":"` + strings.Repeat("x", 1024) + `"}}`)
+	m := e.read()
+	errObj, _ := m["error"].(map[string]any)
+	data, _ := errObj["data"].(map[string]any)
+	if m["id"] != "big" || errObj["code"] != float64(codeApplication) || data["code"] != ErrorCodeResponseLimit {
+		t.Fatalf("want a response_limit error for id \"big\", got %v", m)
 	}
-	e.send(`{"jsonrpc":"2.0","id":2,"method":"test/echo"}`)
+	e.send(`{"jsonrpc":"2.0","id":2,"method":"test/notify","params":{"n":1,"pad":"` + strings.Repeat("x", 1024) + `"}}`)
+	if m := e.read(); m["method"] != "window/logMessage" {
+		t.Fatalf("want a log message about the dropped notification, got %v", m)
+	}
 	if m := e.read(); m["id"] != float64(2) {
-		t.Fatalf("after the dropped frame: %v", m)
+		t.Fatalf("after the dropped notification: %v", m)
 	}
 }
 

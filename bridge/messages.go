@@ -9,6 +9,7 @@ import (
 const (
 	codeInvalidRequest = -32600
 	codeMethodNotFound = -32601
+	codeApplication    = -32000
 
 	// Message types of window/showMessage and window/logMessage.
 	MessageError   = 1
@@ -17,6 +18,9 @@ const (
 
 	// ErrorCodeFrameTooLarge is data.code of the answer to an oversized frame.
 	ErrorCodeFrameTooLarge = "frame_too_large"
+	// ErrorCodeResponseLimit is data.code of the answer that replaces a
+	// daemon reply over the bridge's maxServerFrameBytes.
+	ErrorCodeResponseLimit = "response_limit"
 	// ErrorCodeTooManyConnections names the refusal of a connection over
 	// MaxConnections in the daemon's log and the showMessage text.
 	ErrorCodeTooManyConnections = "too_many_connections"

@@ -49,7 +49,7 @@ func PollableFile(fd int, name string) (f *os.File, restore func(), err error) {
 // ForwardStdio forwards this process's stdin and stdout to daemon (see
 // Forward), with both made pollable for the duration so that a lost daemon
 // never leaves the bridge blocked on the editor.
-func ForwardStdio(ctx context.Context, daemon net.Conn, limits Limits) error {
+func ForwardStdio(ctx context.Context, daemon net.Conn, opts ForwardOptions) error {
 	in, restoreIn, err := PollableFile(0, "/dev/stdin")
 	if err != nil {
 		return err
@@ -60,7 +60,7 @@ func ForwardStdio(ctx context.Context, daemon net.Conn, limits Limits) error {
 		return err
 	}
 	defer restoreOut()
-	err = Forward(ctx, in, out, daemon, limits)
+	err = Forward(ctx, in, out, daemon, opts)
 	// Dropping these files would let a finalizer close descriptors 0 and 1.
 	runtime.KeepAlive(in)
 	runtime.KeepAlive(out)

@@ -24,7 +24,8 @@ const waitBound = 10 * time.Second
 // it echoes requests and understands a few test methods.
 //
 //	initialize       → {"capabilities":{}}
-//	test/notify      → sends test/event {"n":params.n} first, then answers
+//	test/notify      → sends test/event {"n":params.n} (and params.pad when
+//	                   given) first, then answers
 //	test/burst       → sends params.n delta notifications, then answers
 //	test/hangup      → closes the connection without answering
 //	test/calls-back  → sends a request to the client and answers with the
@@ -117,10 +118,15 @@ func (s *stubServer) Serve(ctx context.Context, c net.Conn) {
 			reply(nil)
 		case "test/notify":
 			var p struct {
-				N int `json:"n"`
+				N   int    `json:"n"`
+				Pad string `json:"pad"`
 			}
 			json.Unmarshal(msg.Params, &p)
-			sc.write(map[string]any{"jsonrpc": "2.0", "method": "test/event", "params": map[string]any{"n": p.N}})
+			params := map[string]any{"n": p.N}
+			if p.Pad != "" {
+				params["pad"] = p.Pad
+			}
+			sc.write(map[string]any{"jsonrpc": "2.0", "method": "test/event", "params": params})
 			reply(map[string]any{"notified": p.N})
 		case "test/burst": // n small notifications in one write, then the answer
 			var p struct {

@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"scv/lsp/wire"
+	"scv/runtime/config"
 	"scv/runtime/session"
 )
 
@@ -31,6 +32,7 @@ type conn struct {
 	initialized bool
 	shutdown    bool
 	exited      bool
+	flags       config.Overrides // initializationOptions.scv.flags: a forwarding bridge's flags
 	inflight    map[string]context.CancelFunc
 	lag         map[string]uint64 // sessionId → events lost since the last delivery
 }

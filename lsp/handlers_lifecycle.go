@@ -8,6 +8,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"scv/runtime/config"
 	"scv/runtime/session"
 )
 
@@ -15,6 +16,10 @@ type initializeParams struct {
 	InitializationOptions *struct {
 		SCV *struct {
 			ProtocolVersion *int `json:"protocolVersion"`
+			// Flags are the command-line flags of a forwarding `scv lsp`,
+			// which it adds to the editor's initialize: they bind every
+			// session started on this connection.
+			Flags *config.Overrides `json:"flags"`
 		} `json:"scv"`
 	} `json:"initializationOptions"`
 }
@@ -60,6 +65,9 @@ func handleInitialize(_ context.Context, c *conn, req *incoming) (any, error) {
 		return nil, jsonrpc2.NewError(codeInvalidRequest, "initialize was already received on this connection")
 	}
 	c.initialized = true
+	if o := p.InitializationOptions; o != nil && o.SCV != nil && o.SCV.Flags != nil {
+		c.flags = *o.SCV.Flags
+	}
 	var res InitializeResult
 	res.ServerInfo = ServerInfo{Name: "scv", Version: c.srv.opts.Version}
 	res.Capabilities.Experimental.SCV = Capabilities{

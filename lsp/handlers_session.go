@@ -45,9 +45,12 @@ func handleSessionStart(ctx context.Context, c *conn, req *incoming) (any, error
 	if ctx.Err() != nil {
 		return nil, nil // cancelled before it began: call answers -32800, no session is made
 	}
+	c.mu.Lock()
+	flags := c.flags
+	c.mu.Unlock()
 	_, err := c.srv.sessions.Start(session.StartParams{
 		Cwd: p.Cwd, Model: p.Model, Provider: p.Provider, BaseURL: p.BaseURL,
-		ApprovalPolicy: p.ApprovalPolicy, NoTools: p.NoTools,
+		ApprovalPolicy: p.ApprovalPolicy, NoTools: p.NoTools, Flags: flags,
 	}, c, func(snap session.Snapshot) { c.reply(req.id, snap, nil) })
 	if err != nil {
 		return nil, err

@@ -46,7 +46,10 @@ type Options struct {
 	// defaults. Advertised at initialize; a session's own config decides.
 	Response       provider.Limits
 	MaxConnections int // advertised in daemon mode
-	Getenv         func(string) string
+	// MaxSessions caps the open sessions (daemon.max_sessions); 0 means
+	// config.DefaultMaxSessions.
+	MaxSessions int
+	Getenv      func(string) string
 	// InitializeTimeout, when set, closes a connection that has not sent
 	// initialize that long after it opened (the daemon's handshake bound).
 	InitializeTimeout time.Duration
@@ -72,6 +75,9 @@ func NewServer(opts Options) *Server {
 		opts.Getenv = os.Getenv
 	}
 	opts.Protocol = opts.Protocol.WithDefaults()
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = config.DefaultMaxSessions
+	}
 	p := opts.Protocol
 	limits := session.Limits{
 		MaxPromptBytes:      session.MaxPromptBytes,
@@ -83,6 +89,7 @@ func NewServer(opts Options) *Server {
 		ReplayBytes:         session.ReplayBytes,
 		MaxInflightRequests: p.MaxInflightRequests,
 		OutboundQueueBytes:  p.OutboundQueueBytes,
+		MaxSessions:         opts.MaxSessions,
 	}.WithResponse(opts.Response)
 	if opts.Mode == ModeDaemon {
 		limits.MaxConnections = opts.MaxConnections

@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -144,6 +145,11 @@ func TestKilledDaemonEndsTheBridge(t *testing.T) {
 	json.Unmarshal(msg.Params, &p)
 	if p.Type != bridge.MessageError || !strings.Contains(p.Message, "daemon") {
 		t.Fatalf("the editor was told %s; want an error saying the daemon was lost", msg.Params)
+	}
+	// Sessions live in the daemon's memory only: the editor must not be
+	// promised it can attach to them again.
+	if strings.Contains(p.Message, "attached again") || !regexp.MustCompile(`sessions[^.]* lost`).MatchString(p.Message) {
+		t.Fatalf("the editor was told %q; want it told that the daemon's sessions are lost when the daemon stopped", p.Message)
 	}
 	if code := a.proc.wait(t); code == 0 {
 		t.Fatal("the bridge exited 0 after its daemon was killed")

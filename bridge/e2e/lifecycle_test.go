@@ -110,3 +110,22 @@ func lockPID(t testing.TB, lockPath string) int {
 	}
 	return pid
 }
+
+// The README promises the daemon's socket lives in a directory only its
+// user can enter: an existing $SCV_HOME left group- and world-readable
+// (mode 0755) is tightened to 0700 when the daemon starts.
+func TestDaemonTightensLooseHome(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	if err := os.Chmod(e.home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.daemon()
+	info, err := os.Stat(e.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := info.Mode().Perm(); perm != 0o700 {
+		t.Fatalf("$SCV_HOME is mode %04o after the daemon started, want 0700", perm)
+	}
+}

@@ -22,8 +22,6 @@ import (
 	"scv/runtime/config"
 )
 
-const ()
-
 // runDaemon serves the shared daemon on the user's socket until SIGTERM or
 // SIGINT, or until --idle-timeout passes with nothing to do.
 func runDaemon(args []string) int {
@@ -48,6 +46,12 @@ func runDaemon(args []string) int {
 	}
 	opts, cfg, err := serverOptions(lsp.ModeDaemon, config.Overrides{})
 	if err != nil {
+		fmt.Fprintf(os.Stderr, "scv daemon: %v\n", err)
+		return 1
+	}
+	// The socket, its lock and the log live in $SCV_HOME (by default): it
+	// must be a directory only this user can enter.
+	if err := config.SecureHome(opts.Home); err != nil {
 		fmt.Fprintf(os.Stderr, "scv daemon: %v\n", err)
 		return 1
 	}

@@ -48,8 +48,11 @@ func serverOptions(mode string, flags config.Overrides) (lsp.Options, config.Con
 	if err != nil {
 		return lsp.Options{}, config.Config{}, err
 	}
-	return lsp.Options{Mode: mode, Version: version, Home: home, Flags: flags, Protocol: cfg.Protocol,
-		Response: session.ResponseLimits(cfg)}, cfg, nil
+	return lsp.Options{
+		Mode: mode, Version: version, Home: home, Flags: flags,
+		Protocol: cfg.Protocol, MaxSessions: cfg.Daemon.MaxSessions,
+		Response: session.ResponseLimits(cfg),
+	}, cfg, nil
 }
 
 // stdio joins stdin and stdout into the connection editors speak on.
@@ -85,6 +88,14 @@ func runLSP(args []string) int {
 		fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
 		return 1
 	}
+	// Loaded whether or not a daemon serves: it checks the flags here, at
+	// startup, and gives a forwarding bridge the frame limits the daemon
+	// reads from the same file.
+	opts, cfg, err := serverOptions(lsp.ModeStdio, f.overrides())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
+		return 1
+	}
 	daemon, err := bridge.Dial(mode, socket, func() error {
 		logPath, err := bridge.LogPath()
 		if err != nil {
@@ -97,16 +108,14 @@ func runLSP(args []string) int {
 		return 1
 	}
 	if daemon != nil {
-		if err := bridge.ForwardStdio(context.Background(), daemon, bridge.DefaultLimits()); err != nil {
+		// The daemon applies the flags to this connection's sessions, above
+		// their session/start params, as in-process serving does.
+		fwd := bridge.ForwardOptions{Limits: bridge.LimitsFrom(cfg.Protocol), Flags: f.overrides()}
+		if err := bridge.ForwardStdio(context.Background(), daemon, fwd); err != nil {
 			fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
 			return 1
 		}
 		return 0
-	}
-	opts, _, err := serverOptions(lsp.ModeStdio, f.overrides())
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
-		return 1
 	}
 	err = lsp.NewServer(opts).ServeConn(context.Background(), stdio{os.Stdin, os.Stdout})
 	if err != nil {

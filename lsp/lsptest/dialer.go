@@ -52,7 +52,25 @@ func (Binary) Name() string { return "binary" }
 
 // Dial implements Dialer.
 func (b Binary) Dial(env *Env) (Server, error) {
-	return startProcess(b.Path, []string{"lsp"}, env.Environ(), env.Home)
+	return startProcess(b.Path, append([]string{"lsp"}, flagArgs(env.Flags)...), env.Environ(), env.Home)
+}
+
+// flagArgs spells o as the `scv lsp` flags that set it.
+func flagArgs(o config.Overrides) []string {
+	var args []string
+	add := func(name, v string) {
+		if v != "" {
+			args = append(args, "--"+name+"="+v)
+		}
+	}
+	add("model", o.Model)
+	add("provider", o.Provider)
+	add("base-url", o.BaseURL)
+	add("approval", o.ApprovalPolicy)
+	if o.NoTools != nil && *o.NoTools {
+		args = append(args, "--no-tools")
+	}
+	return args
 }
 
 // startProcess runs bin with args on pipes the editor owns; its stderr
@@ -179,16 +197,18 @@ func (InProcess) Name() string { return "inprocess" }
 
 // Dial implements Dialer.
 func (InProcess) Dial(env *Env) (Server, error) {
-	cfg, _, err := config.Load(config.LoadOptions{Home: env.Home})
+	cfg, _, err := config.Load(config.LoadOptions{Home: env.Home, Flags: env.Flags})
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", config.UserFile(env.Home), err)
 	}
 	srv := lsp.NewServer(lsp.Options{
-		Mode:     lsp.ModeStdio,
-		Version:  "test",
-		Home:     env.Home,
-		Protocol: cfg.Protocol,
-		Getenv:   env.Getenv,
+		Mode:        lsp.ModeStdio,
+		Version:     "test",
+		Home:        env.Home,
+		Flags:       env.Flags,
+		Protocol:    cfg.Protocol,
+		MaxSessions: cfg.Daemon.MaxSessions,
+		Getenv:      env.Getenv,
 	})
 	toServerR, toServerW := io.Pipe()
 	toEditorR, toEditorW := io.Pipe()

@@ -46,6 +46,10 @@ type Env struct {
 	OpenAI  *fakeopenai.Server // the provider every session talks to
 	Dialer  Dialer
 	Timeout time.Duration // bound of the editors' waits; DefaultTimeout
+	// Flags are the command-line flags `scv lsp` is started with (the
+	// forwarding bridge's, when Forwarded), for servers dialled after they
+	// are set.
+	Flags config.Overrides
 
 	mu      sync.Mutex
 	config  map[string]map[string]any // TOML tables of config.toml

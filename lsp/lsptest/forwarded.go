@@ -37,7 +37,8 @@ func (f Forwarded) Dial(env *Env) (Server, error) {
 		env.mu.Unlock()
 		env.T.Cleanup(d.stop)
 	}
-	bridge, err := startProcess(f.Path, []string{"lsp", "--daemon=required", "--socket", d.socket}, bridgeEnviron(env), env.Home)
+	args := append([]string{"lsp", "--daemon=required", "--socket", d.socket}, flagArgs(env.Flags)...)
+	bridge, err := startProcess(f.Path, args, bridgeEnviron(env), env.Home)
 	if err != nil {
 		return nil, err
 	}

@@ -19,11 +19,18 @@ const MaxHeaderBytes = 4096
 // be resynchronised after it, so the connection must be closed.
 var ErrBadFraming = errors.New("invalid LSP framing")
 
-// TooLargeError reports a frame whose body was skipped, unread, because its
-// Content-Length exceeded the limit. The stream stays usable.
+// HeadBytes is how much of a too-large body a Reader keeps (in
+// TooLargeError.Head), so that a relay can still tell which request the
+// frame answered.
+const HeadBytes = 4096
+
+// TooLargeError reports a frame whose body was skipped, unread but for its
+// first HeadBytes, because its Content-Length exceeded the limit. The stream
+// stays usable.
 type TooLargeError struct {
 	Length int64
 	Limit  int
+	Head   []byte // the body's first min(Length, HeadBytes) bytes
 }
 
 func (e *TooLargeError) Error() string {
@@ -69,10 +76,14 @@ func (r *Reader) read(buf []byte) ([]byte, error) {
 		return nil, err
 	}
 	if length > int64(r.limit) {
-		if _, err := io.CopyN(io.Discard, r.r, length); err != nil {
+		head := make([]byte, min(length, HeadBytes))
+		if _, err := io.ReadFull(r.r, head); err != nil {
 			return nil, unexpected(err)
 		}
-		return nil, &TooLargeError{Length: length, Limit: r.limit}
+		if _, err := io.CopyN(io.Discard, r.r, length-int64(len(head))); err != nil {
+			return nil, unexpected(err)
+		}
+		return nil, &TooLargeError{Length: length, Limit: r.limit, Head: head}
 	}
 	if int64(cap(buf)) < length {
 		buf = make([]byte, length)

@@ -71,4 +71,7 @@ type Skills struct {
 // Daemon shapes the shared daemon.
 type Daemon struct {
 	SessionIdleMinutes int `toml:"session_idle_minutes"`
+	// MaxSessions caps the sessions one server holds open at once (the
+	// daemon, or one `scv lsp` serving in-process).
+	MaxSessions int `toml:"max_sessions"`
 }

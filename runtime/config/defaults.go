@@ -39,6 +39,7 @@ const (
 	DefaultSkillsEnabled = true
 
 	DefaultSessionIdleMinutes = 30
+	DefaultMaxSessions        = 256
 )
 
 // Provider kinds.
@@ -96,7 +97,7 @@ func Defaults() Config {
 			MaxInflightRequests: DefaultMaxInflightRequests,
 		},
 		Skills: Skills{Enabled: DefaultSkillsEnabled},
-		Daemon: Daemon{SessionIdleMinutes: DefaultSessionIdleMinutes},
+		Daemon: Daemon{SessionIdleMinutes: DefaultSessionIdleMinutes, MaxSessions: DefaultMaxSessions},
 	}
 }
 

@@ -35,13 +35,37 @@ const (
 )
 
 // Overrides are values given at session start or on the command line; an
-// empty string (or nil) leaves the key alone.
+// empty string (or nil) leaves the key alone. Their JSON form is what a
+// forwarding `scv lsp` sends the daemon as
+// initialize's initializationOptions.scv.flags.
 type Overrides struct {
-	Provider       string // provider.kind
-	Model          string // provider.model
-	BaseURL        string // provider.base_url
-	ApprovalPolicy string // agent.approval_policy
-	NoTools        *bool  // tools.enabled = !NoTools
+	Provider       string `json:"provider,omitempty"`       // provider.kind
+	Model          string `json:"model,omitempty"`          // provider.model
+	BaseURL        string `json:"baseUrl,omitempty"`        // provider.base_url
+	ApprovalPolicy string `json:"approvalPolicy,omitempty"` // agent.approval_policy
+	NoTools        *bool  `json:"noTools,omitempty"`        // tools.enabled = !NoTools
+}
+
+// IsZero reports whether o sets nothing.
+func (o Overrides) IsZero() bool { return o == Overrides{} }
+
+// With returns o with every value top sets replacing o's: the layering of
+// a forwarding bridge's flags under the serving process's own.
+func (o Overrides) With(top Overrides) Overrides {
+	pick := func(low, high string) string {
+		if high != "" {
+			return high
+		}
+		return low
+	}
+	o.Provider = pick(o.Provider, top.Provider)
+	o.Model = pick(o.Model, top.Model)
+	o.BaseURL = pick(o.BaseURL, top.BaseURL)
+	o.ApprovalPolicy = pick(o.ApprovalPolicy, top.ApprovalPolicy)
+	if top.NoTools != nil {
+		o.NoTools = top.NoTools
+	}
+	return o
 }
 
 // LoadOptions says where to look and what to apply on top of the files.

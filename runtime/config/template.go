@@ -10,11 +10,8 @@ import (
 	"strings"
 )
 
-// Permissions of what Init creates: the file may hold an API key.
-const (
-	homeDirMode = 0o700
-	fileMode    = 0o600
-)
+// Permission of the file Init creates: it may hold an API key.
+const fileMode = 0o600
 
 // Template returns a config.toml in which every key appears, commented out,
 // with its default value and what it does.
@@ -101,6 +98,7 @@ func Template() string {
 
 	w("[daemon]")
 	kv("Minutes a session with no attached editor lives before the daemon closes it.", "session_idle_minutes", d.Daemon.SessionIdleMinutes)
+	kv("Sessions open at once, in the daemon or in one `scv lsp`; more are refused with too_many_sessions.", "max_sessions", d.Daemon.MaxSessions)
 	return b.String()
 }
 
@@ -154,14 +152,14 @@ func tomlString(s string) string {
 	return b.String()
 }
 
-// Init writes Template to <home>/config.toml, creating home if needed. It
-// never overwrites an existing file.
+// Init writes Template to <home>/config.toml, creating home (or tightening
+// it) as SecureHome does. It never overwrites an existing file.
 func Init(home string) (string, error) {
 	if home == "" {
 		return "", errors.New("init config: empty home directory")
 	}
-	if err := os.MkdirAll(home, homeDirMode); err != nil {
-		return "", fmt.Errorf("init config: create %s: %w", home, err)
+	if err := SecureHome(home); err != nil {
+		return "", fmt.Errorf("init config: %w", err)
 	}
 	path := UserFile(home)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)

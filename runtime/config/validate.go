@@ -99,5 +99,6 @@ func (c Config) validate(origin func(string) string) error {
 	}
 
 	positive("daemon.session_idle_minutes", c.Daemon.SessionIdleMinutes)
+	positive("daemon.max_sessions", c.Daemon.MaxSessions)
 	return errors.Join(errs...)
 }

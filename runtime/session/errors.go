@@ -23,6 +23,7 @@ const (
 	CodeInvalidCwd            Code = "invalid_cwd"
 	CodeProviderNotConfigured Code = "provider_not_configured"
 	CodeUnsupported           Code = "unsupported"
+	CodeTooManySessions       Code = "too_many_sessions"
 	// CodeInvalidParams is not an application code: the server answers it
 	// with the standard invalid-params error.
 	CodeInvalidParams Code = "invalid_params"

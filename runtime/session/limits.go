@@ -36,6 +36,7 @@ type Limits struct {
 	MaxInflightRequests int `json:"maxInflightRequests"`
 	OutboundQueueBytes  int `json:"outboundQueueBytes"`
 	MaxConnections      int `json:"maxConnections,omitempty"`
+	MaxSessions         int `json:"maxSessions"`
 	// What one model response may hold (provider.Limits).
 	MaxResponseBytes int `json:"maxResponseBytes"`
 	MaxToolCallBytes int `json:"maxToolCallBytes"`

@@ -27,7 +27,7 @@ type Options struct {
 	Home   string              // $SCV_HOME
 	Flags  config.Overrides    // command-line flags, applied last
 	Getenv func(string) string // environment lookup; os.Getenv when nil
-	Limits Limits              // wire limits every Snapshot carries
+	Limits Limits              // wire limits every Snapshot carries; MaxSessions > 0 caps the open sessions
 	Now    func() time.Time    // clock; time.Now when nil
 	// Frame encodes an event for the wire once, for every subscriber.
 	Frame func(method string, params []byte) []byte
@@ -42,6 +42,7 @@ type Manager struct {
 	mu       sync.Mutex
 	sessions map[string]*Session
 	order    []string
+	starting int // sessions being built: they count against MaxSessions
 }
 
 // NewManager returns an empty Manager.
@@ -66,6 +67,10 @@ type StartParams struct {
 	BaseURL        string
 	ApprovalPolicy string
 	NoTools        bool
+	// Flags are the command-line flags of the `scv lsp` this request came
+	// through (a forwarding bridge's): they override the params above, and
+	// the serving process's own Options.Flags override them.
+	Flags config.Overrides
 }
 
 // Start builds a session in an absolute workspace directory and attaches sub.
@@ -75,6 +80,11 @@ func (m *Manager) Start(p StartParams, sub Subscriber, reply func(Snapshot)) (*S
 	if err != nil {
 		return nil, err
 	}
+	place, err := m.reserve()
+	if err != nil {
+		return nil, err
+	}
+	defer place.release()
 	var noTools *bool
 	if p.NoTools {
 		noTools = &p.NoTools
@@ -86,7 +96,7 @@ func (m *Manager) Start(p StartParams, sub Subscriber, reply func(Snapshot)) (*S
 			Provider: p.Provider, Model: p.Model, BaseURL: p.BaseURL,
 			ApprovalPolicy: p.ApprovalPolicy, NoTools: noTools,
 		},
-		Flags: m.opts.Flags,
+		Flags: p.Flags.With(m.opts.Flags),
 	})
 	if err != nil {
 		return nil, errorf(CodeInvalidParams, "%v", err)
@@ -95,10 +105,7 @@ func (m *Manager) Start(p StartParams, sub Subscriber, reply func(Snapshot)) (*S
 	if err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
-	m.sessions[s.id] = s
-	m.order = append(m.order, s.id)
-	m.mu.Unlock()
+	place.fill(s)
 	if err := s.Attach(sub, nil, func(snap Snapshot, _ []Event, _ uint64) { reply(snap) }); err != nil {
 		return nil, err
 	}
