@@ -55,7 +55,8 @@ func (s *Store) Dir() string { return s.dir }
 
 // Create stores a new session with header h and no records. The returned
 // Log holds the session's writer lock. h.ID must be new; h.Version is set
-// to FormatVersion and a zero h.CreatedAt to now.
+// to FormatVersion, a zero h.CreatedAt to now, and h.Cwd (which must be
+// absolute) is cleaned.
 func (s *Store) Create(h Header) (*Log, error) { return s.CreateFrom(h, nil) }
 
 // CreateFrom stores a new session whose first records are recs, for
@@ -70,6 +71,10 @@ func (s *Store) CreateFrom(h Header, recs []Record) (*Log, error) {
 	if len(h.Title) > MaxTitleBytes {
 		return nil, fmt.Errorf("session %s: title is %d bytes, more than MaxTitleBytes (%d)", h.ID, len(h.Title), MaxTitleBytes)
 	}
+	if !filepath.IsAbs(h.Cwd) {
+		return nil, fmt.Errorf("session %s: cwd %q is not an absolute path", h.ID, h.Cwd)
+	}
+	h.Cwd = filepath.Clean(h.Cwd)
 	switch _, err := s.locate(h.ID); {
 	case err == nil:
 		return nil, fmt.Errorf("%w: %s", ErrExists, h.ID)
