@@ -213,7 +213,7 @@ func TestBadMiddleLinesAreSkipped(t *testing.T) {
 func TestUnreadableFiles(t *testing.T) {
 	for _, tc := range []struct {
 		name, content, want string
-		version            int
+		version             int
 	}{
 		{"empty", "", "the file is empty", 0},
 		{"not json", "PK\x03\x04 binary junk\nmore\n", "not a session header", 0},
