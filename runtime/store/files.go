@@ -78,9 +78,20 @@ func newTemp(dir string) (*os.File, string, error) {
 	return f, path, nil
 }
 
-// syncDir makes the directory's entries (creations, renames, removals)
+func (s *Store) fsync(f *os.File) error {
+	if s.noFsync {
+		return nil
+	}
+	return f.Sync()
+}
+
+// fsyncDir makes the directory's entries (creations, renames, removals)
 // durable.
-func syncDir(dir string) error {
+func (s *Store) fsyncDir() error {
+	if s.noFsync {
+		return nil
+	}
+	dir := s.dir
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

@@ -162,17 +162,25 @@ func CwdHash(cwd string) string {
 	return hex.EncodeToString(sum[:cwdHashLen/2])
 }
 
-func logName(cwd, id string) string { return CwdHash(cwd) + "-" + id + logSuffix }
+func logName(id string) string { return id + logSuffix }
 
-// metaName is the sidecar of the log called name.
-func metaName(name string) string { return strings.TrimSuffix(name, logSuffix) + metaSuffix }
+// metaName is the sidecar of session id created in cwd: the cwd hash in
+// its name lets List filter by directory without reading files.
+func metaName(cwd, id string) string { return CwdHash(cwd) + "-" + id + metaSuffix }
 
-// parseLogName splits a log file name into its cwd hash and session id.
-func parseLogName(name string) (hash, id string, ok bool) {
-	if len(name) < cwdHashLen+2+len(logSuffix) || name[cwdHashLen] != '-' || !strings.HasSuffix(name, logSuffix) {
+// parseLogName returns the session id of a log file name.
+func parseLogName(name string) (id string, ok bool) {
+	id, ok = strings.CutSuffix(name, logSuffix)
+	return id, ok && ValidID(id)
+}
+
+// parseMetaName splits a sidecar file name into its cwd hash and id.
+func parseMetaName(name string) (hash, id string, ok bool) {
+	rest, ok := strings.CutSuffix(name, metaSuffix)
+	if !ok || len(rest) < cwdHashLen+2 || rest[cwdHashLen] != '-' {
 		return "", "", false
 	}
-	hash, id = name[:cwdHashLen], name[cwdHashLen+1:len(name)-len(logSuffix)]
+	hash, id = rest[:cwdHashLen], rest[cwdHashLen+1:]
 	if !isHex(hash) || !ValidID(id) {
 		return "", "", false
 	}

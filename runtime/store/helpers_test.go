@@ -50,7 +50,7 @@ func createWith(t testing.TB, s *Store, id, cwd string, n int) {
 	}
 }
 
-func logPath(s *Store, cwd, id string) string { return filepath.Join(s.Dir(), logName(cwd, id)) }
+func logPath(s *Store, id string) string { return filepath.Join(s.Dir(), logName(id)) }
 
 func appendToFile(t testing.TB, path, text string) {
 	t.Helper()

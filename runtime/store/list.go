@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ListOptions filter and page List.
@@ -38,8 +40,8 @@ var ErrBadCursor = errors.New("invalid list cursor")
 
 // entry is a stored log seen in the directory: what ordering needs.
 type entry struct {
-	name    string
 	id      string
+	meta    string // the sidecar's name, when there is one
 	updated time.Time
 }
 
@@ -106,33 +108,43 @@ func (s *Store) List(opts ListOptions) (Page, error) {
 	return page, nil
 }
 
-// scan lists the logs in the directory whose cwd hash is hash (any when
-// empty) and that come after the cursor position (all when nil).
+// scan lists the logs in the directory whose sidecar names cwd hash
+// hash (any log when hash is empty) and that come after the cursor
+// position (all when nil). It reads names, and stats the logs that pass
+// the filter relative to the open directory.
 func (s *Store) scan(hash string, after *entry) ([]entry, error) {
 	d, err := os.Open(s.dir)
 	if err != nil {
 		return nil, fmt.Errorf("read the session store: %w", err)
 	}
 	defer d.Close()
-	dirents, err := d.ReadDir(-1)
+	names, err := d.Readdirnames(-1)
 	if err != nil {
 		return nil, fmt.Errorf("read the session store %s: %w", s.dir, err)
 	}
-	entries := make([]entry, 0, len(dirents)/2)
-	for _, de := range dirents {
-		name := de.Name()
-		if !de.Type().IsRegular() || (hash != "" && !strings.HasPrefix(name, hash)) {
+	var ids []string
+	sidecars := make(map[string]string)
+	for _, name := range names {
+		if hash != "" && !strings.HasPrefix(name, hash) {
 			continue
 		}
-		h, id, ok := parseLogName(name)
-		if !ok || (hash != "" && h != hash) {
-			continue
+		if h, id, ok := parseMetaName(name); ok {
+			sidecars[id] = name
+			if hash != "" && h == hash {
+				ids = append(ids, id)
+			}
+		} else if id, ok := parseLogName(name); ok && hash == "" {
+			ids = append(ids, id)
 		}
-		fi, err := de.Info()
-		if err != nil {
-			continue // removed meanwhile
+	}
+	dirfd := int(d.Fd())
+	entries := make([]entry, 0, len(ids))
+	for _, id := range ids {
+		var st unix.Stat_t
+		if unix.Fstatat(dirfd, logName(id), &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+			continue // removed meanwhile, a sidecar without its log, or not a file
 		}
-		e := entry{name: name, id: id, updated: fi.ModTime()}
+		e := entry{id: id, meta: sidecars[id], updated: time.Unix(st.Mtim.Unix())}
 		if after != nil && newer(*after, e) >= 0 {
 			continue
 		}
@@ -145,12 +157,12 @@ func (s *Store) scan(hash string, after *entry) ([]entry, error) {
 // the sidecar is missing.
 func (s *Store) summary(e entry) (Summary, error) {
 	sum := Summary{ID: e.id, UpdatedAt: e.updated}
-	if sc := s.readMeta(e.name); sc != nil && sc.ID == e.id {
+	if sc := s.readSidecar(e.meta, e.id); e.meta != "" && sc != nil {
 		sum.Title, sum.Cwd, sum.Model, sum.CreatedAt = sc.Title, sc.Cwd, sc.Model, sc.CreatedAt
 		sum.Turns, sum.Queued = sc.Turns, sc.Queued
 		return sum, nil
 	}
-	h, err := readHeader(filepath.Join(s.dir, e.name))
+	h, err := readHeader(filepath.Join(s.dir, logName(e.id)))
 	if err != nil {
 		return sum, err
 	}

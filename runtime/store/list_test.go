@@ -15,7 +15,7 @@ var base = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 // touch sets the session's UpdatedAt (its log's mtime).
 func touch(t testing.TB, s *Store, cwd, id string, at time.Time) {
 	t.Helper()
-	if err := os.Chtimes(logPath(s, cwd, id), at, at); err != nil {
+	if err := os.Chtimes(logPath(s, id), at, at); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -139,8 +139,8 @@ func TestListLimitsAndBadInput(t *testing.T) {
 func TestListWithoutSidecarAndUnreadable(t *testing.T) {
 	s := newStore(t)
 	createWith(t, s, "plain", "/p", 1)
-	os.Remove(filepath.Join(s.Dir(), metaName(logName("/p", "plain"))))
-	writeFile(t, logPath(s, "/p", "future"), `{"v":9,"id":"future","cwd":"/p"}`+"\n")
+	os.Remove(filepath.Join(s.Dir(), metaName("/p", "plain")))
+	writeFile(t, logPath(s, "future"), `{"v":9,"id":"future","cwd":"/p"}`+"\n")
 	writeFile(t, filepath.Join(s.Dir(), "unrelated.txt"), "x")
 	page, err := s.List(ListOptions{})
 	if err != nil {
@@ -151,5 +151,19 @@ func TestListWithoutSidecarAndUnreadable(t *testing.T) {
 	}
 	if len(page.Problems) != 1 || !errors.Is(page.Problems[0], ErrFormat) {
 		t.Fatalf("problems %v", page.Problems)
+	}
+}
+
+func TestLoadRestoresAMissingSidecar(t *testing.T) {
+	s := newStore(t)
+	createWith(t, s, "s1", "/p", 1)
+	os.Remove(filepath.Join(s.Dir(), metaName("/p", "s1")))
+	if got := ids(mustList(t, s, ListOptions{Cwd: "/p"})); len(got) != 0 {
+		t.Fatalf("listed without a sidecar: %v", got)
+	}
+	l, _ := mustLoad(t, s, "s1")
+	l.Close()
+	if got := ids(mustList(t, s, ListOptions{Cwd: "/p"})); !slices.Equal(got, []string{"s1"}) {
+		t.Fatalf("after load: %v", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 )
 
@@ -21,7 +22,7 @@ import (
 type Log struct {
 	mu      sync.Mutex
 	f       *os.File
-	dir     string
+	s       *Store
 	name    string
 	header  Header
 	lastSeq uint64
@@ -41,7 +42,7 @@ func (l *Log) ID() string { return l.header.ID }
 func (l *Log) Header() Header { return l.header }
 
 // Path is the session file's path.
-func (l *Log) Path() string { return l.dir + string(os.PathSeparator) + l.name }
+func (l *Log) Path() string { return filepath.Join(l.s.dir, l.name) }
 
 // LastSeq is the seq of the last record appended or loaded (0 for none).
 func (l *Log) LastSeq() uint64 {
@@ -110,7 +111,7 @@ func (l *Log) sync() error {
 	if err := l.flush(); err != nil {
 		return err
 	}
-	if err := l.f.Sync(); err != nil {
+	if err := l.s.fsync(l.f); err != nil {
 		l.err = fmt.Errorf("session %s: sync %s: %w", l.header.ID, l.Path(), err)
 		return l.err
 	}

@@ -48,20 +48,20 @@ func (l *Log) SetMeta(m Meta) error {
 	if err != nil {
 		return fmt.Errorf("session %s: encode the sidecar: %w", h.ID, err)
 	}
-	f, tmp, err := newTemp(l.dir)
+	f, tmp, err := newTemp(l.s.dir)
 	if err != nil {
 		return err
 	}
 	_, err = f.Write(append(data, '\n'))
 	if err == nil {
-		err = f.Sync()
+		err = l.s.fsync(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
 		// rename replaces a symlink planted at the name; it never follows it.
-		err = os.Rename(tmp, filepath.Join(l.dir, metaName(l.name)))
+		err = os.Rename(tmp, filepath.Join(l.s.dir, metaName(h.Cwd, h.ID)))
 	}
 	if err != nil {
 		os.Remove(tmp)
@@ -70,15 +70,24 @@ func (l *Log) SetMeta(m Meta) error {
 	return nil
 }
 
-// readMeta reads the sidecar of the log called name; nil when it is
-// missing or unreadable (List then falls back to the log's header).
-func (s *Store) readMeta(name string) *sidecar {
-	data, err := readSmall(filepath.Join(s.dir, metaName(name)))
+// readMeta reads the sidecar of session id created in cwd; nil when it
+// is missing or unreadable (List then falls back to the log's header).
+func (s *Store) readMeta(cwd, id string) *sidecar {
+	return s.readSidecar(metaName(cwd, id), id)
+}
+
+func (s *Store) readSidecar(name, id string) *sidecar {
+	f, err := os.OpenFile(filepath.Join(s.dir, name), openRead, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	data, err := readSmall(f)
 	if err != nil {
 		return nil
 	}
 	var sc sidecar
-	if json.Unmarshal(data, &sc) != nil || sc.Version != FormatVersion {
+	if json.Unmarshal(data, &sc) != nil || sc.Version != FormatVersion || sc.ID != id {
 		return nil
 	}
 	return &sc
@@ -86,7 +95,12 @@ func (s *Store) readMeta(name string) *sidecar {
 
 // readHeader reads only the header line of the log at path.
 func readHeader(path string) (Header, error) {
-	data, err := readSmall(path)
+	f, err := os.OpenFile(path, openRead, 0)
+	if err != nil {
+		return Header{}, err
+	}
+	defer f.Close()
+	data, err := readSmall(f)
 	if err != nil {
 		return Header{}, err
 	}
@@ -105,21 +119,15 @@ func headerFromPrefix(path string, data []byte) (Header, error) {
 	return Header{}, &FormatError{Path: path, Reason: fmt.Sprintf("no complete header line in its first %d bytes", MaxHeaderBytes)}
 }
 
-// readSmall reads up to MaxHeaderBytes of a file without following a
-// symlink.
-func readSmall(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, openRead, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+// readSmall reads up to MaxHeaderBytes from the start of f.
+func readSmall(f *os.File) ([]byte, error) {
 	size := int64(MaxHeaderBytes)
 	if fi, err := f.Stat(); err == nil && fi.Size() < size {
 		size = fi.Size()
 	}
 	buf := make([]byte, size)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+	n, err := f.ReadAt(buf, 0)
+	if err != nil && err != io.EOF {
 		return nil, err
 	}
 	return buf[:n], nil

@@ -34,7 +34,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeFixtures()
+	os.Exit(code)
 }
 
 func runHelper(mode string) error {
@@ -142,7 +144,7 @@ func killAfterAcks(t *testing.T, s *Store, id string, acks int, seed uint64) uin
 func TestKillLosesNothingSynced(t *testing.T) {
 	s := newStore(t)
 	createWith(t, s, "crash", "/p", 0)
-	path := logPath(s, "/p", "crash")
+	path := logPath(s, "crash")
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))

@@ -55,26 +55,24 @@ func (s *Store) sweep(now time.Time) error {
 	if err != nil {
 		return err
 	}
-	dirents, err := d.ReadDir(-1)
+	names, err := d.Readdirnames(-1)
 	d.Close()
 	if err != nil {
 		return err
 	}
 	var errs []error
-	for _, de := range dirents {
-		name := de.Name()
+	for _, name := range names {
 		path := filepath.Join(s.dir, name)
-		switch {
-		case strings.HasPrefix(name, tempPrefix):
-			if fi, err := de.Info(); err == nil && now.Sub(fi.ModTime()) > staleTempAge {
+		if strings.HasPrefix(name, tempPrefix) {
+			if fi, err := os.Lstat(path); err == nil && now.Sub(fi.ModTime()) > staleTempAge {
 				errs = append(errs, removeIfExists(path))
 			}
-		case strings.HasSuffix(name, metaSuffix):
-			log := strings.TrimSuffix(name, metaSuffix) + logSuffix
-			if _, _, ok := parseLogName(log); !ok {
-				continue
-			}
-			if _, err := os.Lstat(filepath.Join(s.dir, log)); errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		// Create writes a sidecar after its log, so a sidecar whose log
+		// is gone belongs to a deleted session.
+		if _, id, ok := parseMetaName(name); ok {
+			if _, err := os.Lstat(filepath.Join(s.dir, logName(id))); errors.Is(err, os.ErrNotExist) {
 				errs = append(errs, removeIfExists(path))
 			}
 		}

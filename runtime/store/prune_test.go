@@ -49,7 +49,7 @@ func TestPrune(t *testing.T) {
 func TestPruneSweepsLeftovers(t *testing.T) {
 	s := newStore(t)
 	createWith(t, s, "live", "/p", 1)
-	orphan := filepath.Join(s.Dir(), metaName(logName("/p", "gone")))
+	orphan := filepath.Join(s.Dir(), metaName("/p", "gone"))
 	staleTemp := filepath.Join(s.Dir(), tempPrefix+"old")
 	freshTemp := filepath.Join(s.Dir(), tempPrefix+"fresh")
 	for _, p := range []string{orphan, staleTemp, freshTemp} {
@@ -61,7 +61,7 @@ func TestPruneSweepsLeftovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	for p, want := range map[string]bool{orphan: false, staleTemp: false, freshTemp: true,
-		logPath(s, "/p", "live"): true, filepath.Join(s.Dir(), metaName(logName("/p", "live"))): true} {
+		logPath(s, "live"): true, filepath.Join(s.Dir(), metaName("/p", "live")): true} {
 		if _, err := os.Stat(p); (err == nil) != want {
 			t.Errorf("%s exists: %v, want %v", filepath.Base(p), err == nil, want)
 		}

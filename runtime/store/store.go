@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -17,6 +15,9 @@ import (
 // processes can share one store.
 type Store struct {
 	dir string
+	// noFsync leaves out every fsync. Only the benchmarks that build
+	// fixtures of 10,000 sessions set it.
+	noFsync bool
 }
 
 // Loaded is what Load and Read return besides the Log.
@@ -75,11 +76,10 @@ func (s *Store) CreateFrom(h Header, recs []Record) (*Log, error) {
 		return nil, fmt.Errorf("session %s: cwd %q is not an absolute path", h.ID, h.Cwd)
 	}
 	h.Cwd = filepath.Clean(h.Cwd)
-	switch _, err := s.locate(h.ID); {
-	case err == nil:
+	name := logName(h.ID)
+	path := filepath.Join(s.dir, name)
+	if _, err := os.Lstat(path); err == nil {
 		return nil, fmt.Errorf("%w: %s", ErrExists, h.ID)
-	case !errors.Is(err, ErrNotFound):
-		return nil, err
 	}
 	h.Version = FormatVersion
 	if h.CreatedAt.IsZero() {
@@ -119,11 +119,9 @@ func (s *Store) CreateFrom(h Header, recs []Record) (*Log, error) {
 	if _, err := f.Write(buf.Bytes()); err != nil {
 		return fail(err)
 	}
-	if err := f.Sync(); err != nil {
+	if err := s.fsync(f); err != nil {
 		return fail(err)
 	}
-	name := logName(h.Cwd, h.ID)
-	path := filepath.Join(s.dir, name)
 	if err := os.Link(tmp, path); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			err = fmt.Errorf("%w: %s", ErrExists, h.ID)
@@ -131,10 +129,12 @@ func (s *Store) CreateFrom(h Header, recs []Record) (*Log, error) {
 		return fail(err)
 	}
 	os.Remove(tmp)
-	if err := syncDir(s.dir); err != nil {
+	if err := s.fsyncDir(); err != nil {
 		return fail(err)
 	}
-	l := &Log{f: f, dir: s.dir, name: name, header: h, lastSeq: last, size: int64(buf.Len())}
+	// The sidecar comes after the log, so a sidecar always has a log
+	// unless a Delete removed it; Load writes a missing one again.
+	l := &Log{f: f, s: s, name: name, header: h, lastSeq: last, size: int64(buf.Len())}
 	if err := l.SetMeta(Meta{Title: h.Title}); err != nil {
 		l.Close()
 		return nil, err
@@ -149,10 +149,10 @@ func (s *Store) CreateFrom(h Header, recs []Record) (*Log, error) {
 // the middle are skipped and reported in Loaded.Warnings but left in the
 // file.
 func (s *Store) Load(id string) (*Log, Loaded, error) {
-	name, err := s.locate(id)
-	if err != nil {
-		return nil, Loaded{}, err
+	if !ValidID(id) {
+		return nil, Loaded{}, invalidID(id)
 	}
+	name := logName(id)
 	path := filepath.Join(s.dir, name)
 	f, err := openLocked(id, path, openWrite)
 	if err != nil {
@@ -173,11 +173,21 @@ func (s *Store) Load(id string) (*Log, Loaded, error) {
 		}
 		p.warnings[len(p.warnings)-1].Problem += "; the file was truncated to its last complete line"
 	}
-	l := &Log{f: f, dir: s.dir, name: name, header: p.header, size: p.good}
+	l := &Log{f: f, s: s, name: name, header: p.header, size: p.good}
 	if n := len(p.records); n > 0 {
 		l.lastSeq = p.records[n-1].Seq
 	}
-	return l, Loaded{Header: p.header, Records: p.records, Meta: s.readMeta(name).meta(), Warnings: p.warnings}, nil
+	loaded := Loaded{Header: p.header, Records: p.records, Warnings: p.warnings}
+	if sc := s.readMeta(p.header.Cwd, id); sc != nil {
+		loaded.Meta = sc.meta()
+	} else if err := l.SetMeta(Meta{Title: p.header.Title}); err != nil {
+		// The sidecar is missing (a crash right after Create, or removed
+		// by hand): without it a listing by cwd misses the session.
+		loaded.Warnings = append(loaded.Warnings, Warning{Path: path, Problem: "the sidecar was missing and could not be written again: " + err.Error()})
+	} else {
+		loaded.Meta.Title = p.header.Title
+	}
+	return l, loaded, nil
 }
 
 // Read reads a stored session without its lock and without repairing
@@ -185,11 +195,10 @@ func (s *Store) Load(id string) (*Log, Loaded, error) {
 // it sees what reached the file, and a line being written shows as a torn
 // tail.
 func (s *Store) Read(id string) (Loaded, error) {
-	name, err := s.locate(id)
-	if err != nil {
-		return Loaded{}, err
+	if !ValidID(id) {
+		return Loaded{}, invalidID(id)
 	}
-	path := filepath.Join(s.dir, name)
+	path := filepath.Join(s.dir, logName(id))
 	f, err := os.OpenFile(path, openRead, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return Loaded{}, notFound(id)
@@ -202,7 +211,7 @@ func (s *Store) Read(id string) (Loaded, error) {
 	if err != nil {
 		return Loaded{}, err
 	}
-	return Loaded{Header: p.header, Records: p.records, Meta: s.readMeta(name).meta(), Warnings: p.warnings}, nil
+	return Loaded{Header: p.header, Records: p.records, Meta: s.readMeta(p.header.Cwd, id).meta(), Warnings: p.warnings}, nil
 }
 
 func readLog(f *os.File, path, id string) (parsed, error) {
@@ -223,53 +232,33 @@ func readLog(f *os.File, path, id string) (parsed, error) {
 // Delete removes a stored session's log and sidecar. It is refused with
 // an *OwnedError while any Log holds the session (in this process or
 // another): it takes the writer lock itself before removing anything.
+// A session file that cannot be read can be deleted too.
 func (s *Store) Delete(id string) error {
-	name, err := s.locate(id)
-	if err != nil {
-		return err
+	if !ValidID(id) {
+		return invalidID(id)
 	}
-	path := filepath.Join(s.dir, name)
+	path := filepath.Join(s.dir, logName(id))
 	f, err := openLocked(id, path, openRead)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	// The log goes first: a sidecar without its log is ignored, and Prune
-	// removes it.
+	var sidecar string
+	if data, err := readSmall(f); err == nil {
+		if h, err := headerFromPrefix(path, data); err == nil {
+			sidecar = filepath.Join(s.dir, metaName(h.Cwd, id))
+		}
+	}
+	// The log goes first: a sidecar without its log is ignored by List,
+	// and Prune removes it (that is also what becomes of the sidecar of a
+	// log whose header cannot be read).
 	if err := os.Remove(path); err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
-	if err := os.Remove(filepath.Join(s.dir, metaName(name))); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("delete session %s: %w", id, err)
-	}
-	return syncDir(s.dir)
-}
-
-// locate finds the file name of session id. It reads the directory's
-// names only (no stat).
-func (s *Store) locate(id string) (string, error) {
-	if !ValidID(id) {
-		return "", invalidID(id)
-	}
-	d, err := os.Open(s.dir)
-	if err != nil {
-		return "", fmt.Errorf("read the session store: %w", err)
-	}
-	defer d.Close()
-	suffix := "-" + id + logSuffix
-	want := cwdHashLen + len(suffix)
-	for {
-		names, err := d.Readdirnames(1024)
-		for _, n := range names {
-			if len(n) == want && strings.HasSuffix(n, suffix) && isHex(n[:cwdHashLen]) {
-				return n, nil
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return "", notFound(id)
-		}
-		if err != nil {
-			return "", fmt.Errorf("read the session store: %w", err)
+	if sidecar != "" {
+		if err := removeIfExists(sidecar); err != nil {
+			return fmt.Errorf("delete session %s: %w", id, err)
 		}
 	}
+	return s.fsyncDir()
 }

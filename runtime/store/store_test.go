@@ -32,8 +32,8 @@ func TestCreateAppendLoad(t *testing.T) {
 	}
 	wantErr(t, l.Append(testRecord(6, "x", 1)), ErrClosed)
 
-	path := logPath(s, "/work/p", "s1")
-	for _, p := range []string{path, filepath.Join(s.Dir(), metaName(logName("/work/p", "s1")))} {
+	path := logPath(s, "s1")
+	for _, p := range []string{path, filepath.Join(s.Dir(), metaName("/work/p", "s1"))} {
 		fi, err := os.Stat(p)
 		if err != nil {
 			t.Fatal(err)
@@ -165,7 +165,7 @@ func TestInvalidIDsAreRefused(t *testing.T) {
 func TestTornTailIsRepairedAndReportedOnce(t *testing.T) {
 	s := newStore(t)
 	createWith(t, s, "s1", "/p", 3)
-	path := logPath(s, "/p", "s1")
+	path := logPath(s, "s1")
 	appendToFile(t, path, `{"seq":4,"type":"assistant","at":"2026-12-`)
 
 	// Read reports the torn tail but does not repair it.
@@ -195,7 +195,7 @@ func TestTornTailIsRepairedAndReportedOnce(t *testing.T) {
 func TestBadMiddleLinesAreSkipped(t *testing.T) {
 	s := newStore(t)
 	createWith(t, s, "s1", "/p", 2)
-	path := logPath(s, "/p", "s1")
+	path := logPath(s, "s1")
 	appendToFile(t, path, "this is not json\n"+
 		`{"seq":2,"type":"x","at":"2026-12-01T00:00:00Z","data":1}`+"\n"+ // seq does not follow
 		`{"seq":3,"type":"x","at":"2026-12-01T00:00:00Z","data":{bad}}`+"\n"+
@@ -224,7 +224,7 @@ func TestUnreadableFiles(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStore(t)
-			path := logPath(s, "/p", "s1")
+			path := logPath(s, "s1")
 			writeFile(t, path, tc.content)
 			_, _, err := s.Load("s1")
 			var fe *FormatError
@@ -255,7 +255,7 @@ func TestHeaderOnlyLoadsEmpty(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.Close()
-	checkLines(t, logPath(s, "/p", "s1"))
+	checkLines(t, logPath(s, "s1"))
 }
 
 func TestOwnedWithinOneProcess(t *testing.T) {
@@ -289,7 +289,7 @@ func TestSymlinksAreNotFollowed(t *testing.T) {
 	s := newStore(t)
 	outside := filepath.Join(t.TempDir(), "victim")
 	writeFile(t, outside, `{"v":1,"id":"s1","cwd":"/p"}`+"\n")
-	if err := os.Symlink(outside, logPath(s, "/p", "s1")); err != nil {
+	if err := os.Symlink(outside, logPath(s, "s1")); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := s.Load("s1"); err == nil {
@@ -298,14 +298,14 @@ func TestSymlinksAreNotFollowed(t *testing.T) {
 	if _, err := s.Read("s1"); err == nil {
 		t.Fatal("read a session through a symlink")
 	}
-	os.Remove(logPath(s, "/p", "s1"))
+	os.Remove(logPath(s, "s1"))
 
 	l, err := s.Create(testHeader("s1", "/p"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	meta := filepath.Join(s.Dir(), metaName(logName("/p", "s1")))
+	meta := filepath.Join(s.Dir(), metaName("/p", "s1"))
 	os.Remove(meta)
 	if err := os.Symlink(outside, meta); err != nil {
 		t.Fatal(err)
