@@ -50,11 +50,19 @@ func appendRecord(buf *bytes.Buffer, rec Record) error {
 	if len(data) == 0 {
 		data = null
 	}
-	// Compact validates the payload and removes its newlines, which would
-	// break the one-record-per-line format.
-	if err := json.Compact(buf, data); err != nil {
+	// A payload must be valid JSON without line breaks, which would break
+	// the one-record-per-line format: Compact removes them, and the
+	// common case (json.Marshal's output has none) is only validated.
+	if bytes.ContainsAny(data, "\r\n") {
+		if err := json.Compact(buf, data); err != nil {
+			buf.Truncate(start)
+			return fmt.Errorf("record %d (%s): data is not valid JSON: %w", rec.Seq, rec.Type, err)
+		}
+	} else if json.Valid(data) {
+		buf.Write(data)
+	} else {
 		buf.Truncate(start)
-		return fmt.Errorf("record %d (%s): data is not valid JSON: %w", rec.Seq, rec.Type, err)
+		return fmt.Errorf("record %d (%s): data is not valid JSON", rec.Seq, rec.Type)
 	}
 	buf.WriteString("}\n")
 	if n := buf.Len() - start; n > MaxRecordBytes {

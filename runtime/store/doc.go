@@ -5,16 +5,17 @@
 // # Layout
 //
 // The directory is created with mode 0700 and every file in it with mode
-// 0600. A session with id ID created in directory CWD is the file
+// 0600. A session with id ID created in directory CWD is two files:
 //
-//	<cwdhash>-<ID>.jsonl      the log
-//	<cwdhash>-<ID>.meta.json  its sidecar (title, turns, queued)
+//	ID.jsonl                  the log
+//	<cwdhash>-ID.meta.json    its sidecar (cwd, model, title, turns, queued)
 //
 // where cwdhash is CwdHash(CWD), 12 hex digits of the SHA-256 of the clean
-// path, so List can filter by directory from file names alone. Ids are 1
-// to MaxIDLength characters of [A-Za-z0-9-] (ValidID); files are opened
-// with O_NOFOLLOW, so a symlink planted in the directory is never followed.
-// Files named .tmp-* are writes in progress.
+// path, so List can filter by directory from file names alone, and Load
+// finds a log by its id with no directory scan. Ids are 1 to MaxIDLength
+// characters of [A-Za-z0-9-] (ValidID); files are opened with O_NOFOLLOW
+// and sidecars replaced by rename, so a symlink planted in the directory
+// is never followed. Files named .tmp-* are writes in progress.
 //
 // # Format (version FormatVersion)
 //
@@ -71,9 +72,10 @@
 // # Listing
 //
 // List does not load sessions and the Store caches nothing: it reads the
-// directory, stats the logs that pass the cwd filter (UpdatedAt is the
-// log's mtime), sorts newest first, and reads the sidecars of the
-// returned page only (the header when a sidecar is missing). Pages hold
+// directory's names, stats the logs that pass the cwd filter (UpdatedAt
+// is the log's mtime), sorts newest first, and reads the sidecars of the
+// returned page only (the header when a sidecar is missing). Create
+// writes the sidecar after the log; Load writes a missing one again. Pages hold
 // DefaultListLimit rows unless asked otherwise, at most MaxListLimit. The
 // cursor is the last row's UpdatedAt and id, so sessions added meanwhile
 // do not shift later pages.
