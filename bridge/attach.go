@@ -11,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"scv/lsp/schema"
+	"scv/runtime/session"
 )
 
 // ControlTimeout bounds each request status, stop and attach make.
@@ -54,7 +57,7 @@ func (a *Attachment) Attach(want string) int {
 	}
 	a.sessionID = id
 	var snap json.RawMessage
-	if err := a.c.Call(ctx, "scv/session/attach", map[string]any{"sessionId": id, "afterSeq": 0}, &snap); err != nil {
+	if err := a.c.Call(ctx, schema.MethodSessionAttach, schema.SessionAttachParams{SessionID: id, AfterSeq: schema.Ptr[uint64](0)}, &snap); err != nil {
 		fmt.Fprintf(a.errs, "scv attach: %v\n", err)
 		return 1
 	}
@@ -99,7 +102,7 @@ func (a *Attachment) Command(words []string) bool {
 	if len(words) == 0 {
 		return false
 	}
-	decisions := map[string]string{"y": "approve", "yes": "approve", "s": "approve-session", "n": "deny", "no": "deny"}
+	decisions := map[string]string{"y": session.DecisionApprove, "yes": session.DecisionApprove, "s": session.DecisionApproveSession, "n": session.DecisionDeny, "no": session.DecisionDeny}
 	verb := strings.ToLower(words[0])
 	if verb == "q" || verb == "quit" {
 		return true
@@ -120,10 +123,10 @@ func (a *Attachment) Command(words []string) bool {
 	}
 	ctx, cancel := context.WithTimeout(a.ctx, ControlTimeout)
 	defer cancel()
-	err := a.c.Call(ctx, "scv/approval/resolve", map[string]any{"sessionId": a.sessionID, "approvalId": id, "decision": decision}, nil)
+	err := a.c.Call(ctx, schema.MethodApprovalResolve, schema.ApprovalResolveParams{SessionID: a.sessionID, ApprovalID: id, Decision: decision}, nil)
 	var rpcErr *RPCError
 	switch {
-	case errors.As(err, &rpcErr) && rpcErr.DataCode() == "approval_not_found":
+	case errors.As(err, &rpcErr) && rpcErr.DataCode() == schema.CodeApprovalNotFound:
 		a.view.Printf("approval %s is no longer waiting (another window may have answered it)", id)
 	case err != nil:
 		a.view.Printf("could not answer approval %s: %v", id, err)
@@ -135,7 +138,7 @@ func (a *Attachment) Command(words []string) bool {
 func (a *Attachment) Detach() {
 	ctx, cancel := context.WithTimeout(context.Background(), ControlTimeout)
 	defer cancel()
-	a.c.Call(ctx, "scv/session/detach", map[string]any{"sessionId": a.sessionID}, nil)
+	a.c.Call(ctx, schema.MethodSessionDetach, schema.SessionRef{SessionID: a.sessionID}, nil)
 }
 
 // ReadLines delivers stdin's lines until it ends or stop is called; stop

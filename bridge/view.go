@@ -1,8 +1,6 @@
 package bridge
 
 import (
-	"scv/runtime/session"
-
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +8,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"scv/lsp/schema"
 )
 
 const (
@@ -22,7 +22,7 @@ const (
 )
 
 // Approval is a pending approval request as `scv attach` shows it.
-type Approval = session.Approval
+type Approval = schema.Approval
 
 // AttachView renders one session's events as text for `scv attach`, and
 // keeps the approvals still waiting for an answer. Events that arrive
@@ -173,29 +173,29 @@ func (v *AttachView) render(method string, raw json.RawMessage) {
 
 func (v *AttachView) renderEvent(method string, raw json.RawMessage, p *eventParams) {
 	switch method {
-	case "scv/turn/started":
+	case schema.EvTurnStarted:
 		from := ""
 		if p.QueueID != "" {
 			from = " from queue entry " + clean(p.QueueID)
 		}
 		v.line("── turn " + clean(p.TurnID) + " started" + from)
-	case "scv/assistant/delta":
+	case schema.EvAssistantDelta:
 		v.streamed[p.TurnID] = true
 		text := clean(p.Content)
 		io.WriteString(v.w, text)
 		if text != "" {
 			v.midLine = !strings.HasSuffix(text, "\n")
 		}
-	case "scv/assistant/completed":
+	case schema.EvAssistantCompleted:
 		if !v.streamed[p.TurnID] {
 			v.line(clean(p.Content))
 		}
 		v.endLine()
-	case "scv/tool/proposed":
+	case schema.EvToolProposed:
 		v.line("• " + clean(p.Name) + " " + clip(clean(p.Arguments), viewArgumentBytes))
-	case "scv/tool/started":
+	case schema.EvToolStarted:
 		v.line("• " + clean(p.Name) + " running")
-	case "scv/tool/completed":
+	case schema.EvToolCompleted:
 		status := "done"
 		if !p.Success {
 			status = "failed"
@@ -207,50 +207,50 @@ func (v *AttachView) renderEvent(method string, raw json.RawMessage, p *eventPar
 		if out := strings.TrimRight(clip(clean(p.Output), viewOutputBytes), "\n"); out != "" {
 			v.line("  " + strings.ReplaceAll(out, "\n", "\n  "))
 		}
-	case "scv/approval/requested":
+	case schema.EvApprovalRequested:
 		var a Approval
 		json.Unmarshal(raw, &a)
 		v.addApproval(a)
-	case "scv/approval/resolved":
+	case schema.EvApprovalResolved:
 		v.dropApprovals(func(a Approval) bool { return a.ApprovalID == p.ApprovalID })
 		v.line("✓ approval " + clean(p.ApprovalID) + ": " + clean(p.Decision))
-	case "scv/context/compacted":
+	case schema.EvContextCompacted:
 		v.line(fmt.Sprintf("• context compacted from %d to %d tokens", p.BeforeTokens, p.AfterTokens))
-	case "scv/turn/completed":
+	case schema.EvTurnCompleted:
 		v.turnEnded(p.TurnID, fmt.Sprintf("completed in %d steps, %d tokens in, %d out", p.Steps, p.Usage.InputTokens, p.Usage.OutputTokens))
-	case "scv/turn/cancelled":
+	case schema.EvTurnCancelled:
 		v.turnEnded(p.TurnID, "cancelled")
-	case "scv/turn/failed":
+	case schema.EvTurnFailed:
 		v.turnEnded(p.TurnID, "failed: "+clean(p.Code)+": "+clean(p.Message))
-	case "scv/queue/snapshot":
+	case schema.EvQueueSnapshot:
 		v.line(fmt.Sprintf("• queue: %d entries%s", len(p.Entries), pausedNote(p.Paused)))
-	case "scv/queue/enqueued":
+	case schema.EvQueueEnqueued:
 		v.line(fmt.Sprintf("• queued %s at %d: %s", clean(p.Entry.QueueID), p.Position, clip(clean(p.Entry.Prompt), viewPromptBytes)))
-	case "scv/queue/updated":
+	case schema.EvQueueUpdated:
 		v.line(fmt.Sprintf("• queue entry %s edited: %s", clean(p.Entry.QueueID), clip(clean(p.Entry.Prompt), viewPromptBytes)))
-	case "scv/queue/moved":
+	case schema.EvQueueMoved:
 		v.line(fmt.Sprintf("• queue entry %s moved to %d", clean(p.QueueID), p.Position))
-	case "scv/queue/removed":
+	case schema.EvQueueRemoved:
 		v.line("• queue entry " + clean(p.QueueID) + " removed")
-	case "scv/queue/dequeued":
+	case schema.EvQueueDequeued:
 		v.line("• queue entry " + clean(p.QueueID) + " starts as turn " + clean(p.TurnID))
-	case "scv/session/paused":
+	case schema.EvSessionPaused:
 		if p.Paused {
 			v.line("• session paused")
 		} else {
 			v.line("• session resumed")
 		}
-	case "scv/session/cleared":
+	case schema.EvSessionCleared:
 		v.line("• session cleared")
-	case "scv/session/closed":
+	case schema.EvSessionClosed:
 		v.line("• session closed")
 		if !v.isClosed {
 			v.isClosed = true
 			close(v.closed)
 		}
-	case "scv/session/lagged":
+	case schema.EvSessionLagged:
 		v.line(fmt.Sprintf("• this window fell behind and missed %d events", p.Missed))
-	case "scv/session/gap":
+	case schema.EvSessionGap:
 		v.line(fmt.Sprintf("• older events are gone; replay starts at event %d", p.FirstSeq))
 	default:
 		v.line("• " + clean(method) + " " + clip(clean(string(raw)), viewArgumentBytes))

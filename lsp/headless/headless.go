@@ -14,8 +14,11 @@ import (
 	"strings"
 	"sync"
 
+	"go.lsp.dev/protocol"
+
 	"scv/lsp"
 	"scv/lsp/client"
+	"scv/lsp/schema"
 	"scv/runtime/session"
 )
 
@@ -33,7 +36,7 @@ type Approver func(req session.ApprovalRequest) string
 // Options describe one headless turn.
 type Options struct {
 	Server    lsp.Options
-	Session   map[string]any // scv/session/start params (cwd, model, provider, …)
+	Session   schema.SessionStartParams
 	Prompt    string
 	Out       io.Writer // the answer
 	Log       io.Writer // tool calls, approvals, usage, errors
@@ -92,23 +95,23 @@ func (r *runner) take() []client.Notification {
 }
 
 func (r *runner) run(ctx context.Context, c *client.Client) (int, error) {
-	if err := c.Call(ctx, "initialize", map[string]any{
-		"processId": nil, "clientInfo": map[string]string{"name": "scv-headless"},
+	if err := c.Call(ctx, protocol.MethodInitialize, schema.InitializeParams{
+		ClientInfo: &schema.ClientInfo{Name: "scv-headless"},
 	}, nil); err != nil {
 		return ExitFailed, fmt.Errorf("initialize: %w", err)
 	}
-	_ = c.Notify("initialized", struct{}{})
-	var snap session.Snapshot
-	if err := c.Call(ctx, "scv/session/start", r.opts.Session, &snap); err != nil {
+	_ = c.Notify(protocol.MethodInitialized, struct{}{})
+	var snap schema.Snapshot
+	if err := c.Call(ctx, schema.MethodSessionStart, r.opts.Session, &snap); err != nil {
 		return ExitFailed, err
 	}
-	var started session.TurnStart
-	if err := c.Call(ctx, "scv/turn/start", map[string]any{"sessionId": snap.SessionID, "prompt": r.opts.Prompt}, &started); err != nil {
+	var started schema.TurnStartResult
+	if err := c.Call(ctx, schema.MethodTurnStart, schema.TurnStartParams{SessionID: snap.SessionID, Prompt: &r.opts.Prompt}, &started); err != nil {
 		return ExitFailed, err
 	}
 	status := r.follow(ctx, c, snap.SessionID, started.TurnID)
-	_ = c.Call(ctx, "shutdown", nil, nil)
-	_ = c.Notify("exit", nil)
+	_ = c.Call(ctx, protocol.MethodShutdown, nil, nil)
+	_ = c.Notify(protocol.MethodExit, nil)
 	return status, nil
 }
 
@@ -119,7 +122,7 @@ func (r *runner) follow(ctx context.Context, c *client.Client, sessionID, turnID
 		select {
 		case <-r.opts.Interrupt:
 			fmt.Fprintln(r.opts.Log, "\nscv: cancelling the turn…")
-			_ = c.Call(ctx, "scv/turn/cancel", map[string]string{"sessionId": sessionID, "turnId": turnID}, nil)
+			_ = c.Call(ctx, schema.MethodTurnCancel, schema.TurnCancelParams{SessionID: sessionID, TurnID: turnID}, nil)
 			continue
 		case <-c.Done():
 			fmt.Fprintf(r.opts.Log, "scv: the server connection ended: %v\n", c.Err())
@@ -128,35 +131,35 @@ func (r *runner) follow(ctx context.Context, c *client.Client, sessionID, turnID
 		}
 		for _, n := range r.take() {
 			switch n.Method {
-			case session.EvAssistantDelta:
+			case schema.EvAssistantDelta:
 				var p struct{ Content string }
 				_ = json.Unmarshal(n.Params, &p)
 				_, _ = io.WriteString(r.opts.Out, p.Content)
 				wroteText = true
-			case session.EvAssistantCompleted:
+			case schema.EvAssistantCompleted:
 				if wroteText {
 					_, _ = io.WriteString(r.opts.Out, "\n")
 					wroteText = false
 				}
-			case session.EvToolProposed:
+			case schema.EvToolProposed:
 				var p struct{ Name, Arguments string }
 				_ = json.Unmarshal(n.Params, &p)
 				fmt.Fprintf(r.opts.Log, "→ %s %s\n", p.Name, oneLine(p.Arguments, 200))
-			case session.EvApprovalRequested:
+			case schema.EvApprovalRequested:
 				var p session.ApprovalRequest
 				_ = json.Unmarshal(n.Params, &p)
 				fmt.Fprintf(r.opts.Log, "? approval needed: %s (%s)\n%s\n", p.Name, p.Risk, indent(p.Summary))
 				decision := r.opts.Approve(p)
-				if err := c.Call(ctx, "scv/approval/resolve", map[string]string{
-					"sessionId": sessionID, "approvalId": p.ApprovalID, "decision": decision,
+				if err := c.Call(ctx, schema.MethodApprovalResolve, schema.ApprovalResolveParams{
+					SessionID: sessionID, ApprovalID: p.ApprovalID, Decision: decision,
 				}, nil); err != nil {
 					fmt.Fprintf(r.opts.Log, "scv: resolve approval: %v\n", err)
 				}
-			case session.EvApprovalResolved:
+			case schema.EvApprovalResolved:
 				var p struct{ Decision string }
 				_ = json.Unmarshal(n.Params, &p)
 				fmt.Fprintf(r.opts.Log, "  decision: %s\n", p.Decision)
-			case session.EvToolCompleted:
+			case schema.EvToolCompleted:
 				var p struct {
 					Name      string
 					Success   bool
@@ -169,9 +172,9 @@ func (r *runner) follow(ctx context.Context, c *client.Client, sessionID, turnID
 					mark = "✗"
 				}
 				fmt.Fprintf(r.opts.Log, "%s %s: %s\n", mark, p.Name, oneLine(p.Output, 200))
-			case session.EvContextCompacted:
+			case schema.EvContextCompacted:
 				fmt.Fprintf(r.opts.Log, "(older messages were dropped to fit the context window)\n")
-			case session.EvTurnCompleted:
+			case schema.EvTurnCompleted:
 				var p struct {
 					Steps int
 					Usage struct{ InputTokens, OutputTokens int }
@@ -179,10 +182,10 @@ func (r *runner) follow(ctx context.Context, c *client.Client, sessionID, turnID
 				_ = json.Unmarshal(n.Params, &p)
 				fmt.Fprintf(r.opts.Log, "— done in %d step(s); tokens: %d in, %d out\n", p.Steps, p.Usage.InputTokens, p.Usage.OutputTokens)
 				return ExitCompleted
-			case session.EvTurnCancelled:
+			case schema.EvTurnCancelled:
 				fmt.Fprintln(r.opts.Log, "— cancelled")
 				return ExitCancelled
-			case session.EvTurnFailed:
+			case schema.EvTurnFailed:
 				var p struct{ Code, Message string }
 				_ = json.Unmarshal(n.Params, &p)
 				fmt.Fprintf(r.opts.Log, "— failed (%s): %s\n", p.Code, p.Message)

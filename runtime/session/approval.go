@@ -84,7 +84,7 @@ func (s *Session) askApproval(ctx context.Context, t *turn, callID, name string,
 			Summary:    summary,
 		},
 	}
-	if err := s.emitLocked(EvApprovalRequested, p.request.Approval); err != nil {
+	if err := s.emitLocked(ApprovalRequested{p.request.Approval}); err != nil {
 		s.mu.Unlock()
 		return false, err
 	}
@@ -132,11 +132,7 @@ func (s *Session) Resolve(approvalID, decision string) error {
 }
 
 func (s *Session) emitResolvedLocked(req ApprovalRequest, decision string) error {
-	return s.emitLocked(EvApprovalResolved, struct {
-		TurnID     string `json:"turnId"`
-		ApprovalID string `json:"approvalId"`
-		Decision   string `json:"decision"`
-	}{req.TurnID, req.ApprovalID, decision})
+	return s.emitLocked(ApprovalResolved{req.TurnID, req.ApprovalID, decision})
 }
 
 func (s *Session) dropApprovalLocked(approvalID string) bool {

@@ -28,8 +28,6 @@ type Options struct {
 	Getenv func(string) string // environment lookup; os.Getenv when nil
 	Limits Limits              // wire limits every Snapshot carries
 	Now    func() time.Time    // clock; time.Now when nil
-	// Frame encodes an event for the wire once, for every subscriber.
-	Frame func(method string, params []byte) []byte
 }
 
 // Manager owns every session of a process.
@@ -61,12 +59,12 @@ type StartParams struct {
 	NoTools        bool
 }
 
-// Start builds a session in an absolute workspace directory and attaches sub.
-// reply runs under the session lock before any event can reach sub.
-func (m *Manager) Start(p StartParams, sub Subscriber, reply func(Snapshot)) (*Session, error) {
+// Start builds a session in an absolute workspace directory and attaches
+// sub; every event sub receives comes after the returned Snapshot.
+func (m *Manager) Start(p StartParams, sub Subscriber) (*Session, Snapshot, error) {
 	cwd, err := checkCwd(p.Cwd)
 	if err != nil {
-		return nil, err
+		return nil, Snapshot{}, err
 	}
 	var noTools *bool
 	if p.NoTools {
@@ -82,20 +80,21 @@ func (m *Manager) Start(p StartParams, sub Subscriber, reply func(Snapshot)) (*S
 		Flags: m.opts.Flags,
 	})
 	if err != nil {
-		return nil, errorf(CodeInvalidParams, "%v", err)
+		return nil, Snapshot{}, errorf(CodeInvalidParams, "%v", err)
 	}
 	s, err := m.build(cwd, cfg)
 	if err != nil {
-		return nil, err
+		return nil, Snapshot{}, err
 	}
 	m.mu.Lock()
 	m.sessions[s.id] = s
 	m.order = append(m.order, s.id)
 	m.mu.Unlock()
-	if err := s.Attach(sub, nil, func(snap Snapshot, _ []Event, _ uint64) { reply(snap) }); err != nil {
-		return nil, err
+	a, err := s.Attach(sub, nil)
+	if err != nil {
+		return nil, Snapshot{}, err
 	}
-	return s, nil
+	return s, a.Snapshot, nil
 }
 
 func checkCwd(cwd string) (string, error) {
@@ -163,7 +162,6 @@ func (m *Manager) build(cwd string, cfg config.Config) (*Session, error) {
 		registry:        registry,
 		workspace:       ws,
 		system:          sys.Text,
-		frame:           m.opts.Frame,
 		ctx:             ctx,
 		cancel:          cancel,
 		subs:            map[Subscriber]struct{}{},
