@@ -147,7 +147,7 @@ func (e *Editor) StartSession(cwd string, opts *schema.SessionStartParams) schem
 	e.T.Helper()
 	snap, err := e.TryStartSession(cwd, opts)
 	if err != nil {
-		e.T.Fatalf("scv/session/start: %v", err)
+		e.T.Fatalf("%s: %v", schema.MethodSessionStart, err)
 	}
 	return snap
 }

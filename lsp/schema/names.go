@@ -31,6 +31,15 @@ const (
 	MethodDaemonStatus    = "scv/daemon/status"
 )
 
+// Methods lists every request above; initialize advertises exactly these
+// (lsp's method table is checked against it).
+var Methods = []string{
+	MethodSessionStart, MethodSessionAttach, MethodSessionDetach, MethodSessionList,
+	MethodSessionClose, MethodSessionClear, MethodSessionPause, MethodTurnStart, MethodTurnCancel,
+	MethodQueueList, MethodQueueUpdate, MethodQueueMove, MethodQueueRemove, MethodApprovalResolve,
+	MethodDaemonStatus,
+}
+
 // Notifications the server sends.
 const (
 	EvTurnStarted        = "scv/turn/started"

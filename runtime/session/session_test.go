@@ -267,3 +267,29 @@ func TestRingStaysBoundedOverManyPushes(t *testing.T) {
 		t.Fatalf("held %d from %d, capacity %d", len(events), oldest, cap(r.events))
 	}
 }
+
+func TestAnEventIsEncodedOncePerDialect(t *testing.T) {
+	s, rec := bareSession(t)
+	other := &recorder{}
+	s.subs[other] = struct{}{}
+	s.mu.Lock()
+	if err := s.emitLocked(AssistantDelta{"t1", "x"}); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Unlock()
+	type dialectA struct{}
+	type dialectB struct{}
+	calls := map[string]int{}
+	enc := func(name string) func(Event) []byte {
+		return func(Event) []byte { calls[name]++; return []byte(name) }
+	}
+	replay, _ := s.ring.after(0)
+	for _, ev := range []Event{rec.events[0], other.events[0], replay[0]} {
+		if string(ev.Encoded(dialectA{}, enc("a"))) != "a" || string(ev.Encoded(dialectB{}, enc("b"))) != "b" {
+			t.Fatal("wrong bytes from the memo")
+		}
+	}
+	if calls["a"] != 1 || calls["b"] != 1 {
+		t.Fatalf("encodings per dialect: %v, want one each", calls)
+	}
+}
