@@ -123,7 +123,8 @@ func appendDelta(dst []byte, turnID, content string) []byte {
 // of frame, then drops the header's unused digits by sliding the header
 // right, so the body is never copied.
 func fixLength(frame []byte, start int) []byte {
-	digits := strconv.AppendInt(nil, int64(len(frame)-start), 10)
+	var buf [20]byte
+	digits := strconv.AppendInt(buf[:0], int64(len(frame)-start), 10)
 	const prefix = "Content-Length: "
 	header := len(prefix) + len(digits) + 4
 	off := start - header

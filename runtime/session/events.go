@@ -43,19 +43,29 @@ func (e Event) Encoded(key any, encode func(Event) []byte) []byte {
 	m := e.memo
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, c := range m.entries {
+	if m.first.bytes != nil && m.first.key == key {
+		return m.first.bytes
+	}
+	for _, c := range m.more {
 		if c.key == key {
 			return c.bytes
 		}
 	}
 	b := encode(e)
-	m.entries = append(m.entries, memoEntry{key, b})
+	if m.first.bytes == nil {
+		m.first = memoEntry{key, b}
+	} else {
+		m.more = append(m.more, memoEntry{key, b})
+	}
 	return b
 }
 
+// memo holds an event's encodings; the first dialect's sits inline, so
+// the common case of one dialect costs no slice.
 type memo struct {
-	mu      sync.Mutex
-	entries []memoEntry
+	mu    sync.Mutex
+	first memoEntry
+	more  []memoEntry
 }
 
 type memoEntry struct {
