@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"scv/internal/termsafe"
+	"scv/lsp/schema"
+	"scv/runtime/session"
 )
 
 // ControlTimeout bounds each request status, stop and attach make.
@@ -56,7 +58,7 @@ func (a *Attachment) Attach(want string) int {
 	}
 	a.sessionID = id
 	var snap json.RawMessage
-	if err := a.c.Call(ctx, "scv/session/attach", map[string]any{"sessionId": id, "afterSeq": 0}, &snap); err != nil {
+	if err := a.c.Call(ctx, schema.MethodSessionAttach, schema.SessionAttachParams{SessionID: id, AfterSeq: schema.Ptr[uint64](0)}, &snap); err != nil {
 		fmt.Fprintf(a.errs, "scv attach: %s\n", termsafe.Escape(err.Error()))
 		return 1
 	}
@@ -101,7 +103,7 @@ func (a *Attachment) Command(words []string) bool {
 	if len(words) == 0 {
 		return false
 	}
-	decisions := map[string]string{"y": "approve", "yes": "approve", "s": "approve-session", "n": "deny", "no": "deny"}
+	decisions := map[string]string{"y": session.DecisionApprove, "yes": session.DecisionApprove, "s": session.DecisionApproveSession, "n": session.DecisionDeny, "no": session.DecisionDeny}
 	verb := strings.ToLower(words[0])
 	if verb == "q" || verb == "quit" {
 		return true
@@ -122,7 +124,7 @@ func (a *Attachment) Command(words []string) bool {
 	}
 	ctx, cancel := context.WithTimeout(a.ctx, ControlTimeout)
 	defer cancel()
-	err := a.c.Call(ctx, "scv/approval/resolve", map[string]any{"sessionId": a.sessionID, "approvalId": id, "decision": decision}, nil)
+	err := a.c.Call(ctx, schema.MethodApprovalResolve, schema.ApprovalResolveParams{SessionID: a.sessionID, ApprovalID: id, Decision: decision}, nil)
 	var rpcErr *RPCError
 	switch {
 	case errors.As(err, &rpcErr) && rpcErr.DataCode() == "approval_not_found":
@@ -137,7 +139,7 @@ func (a *Attachment) Command(words []string) bool {
 func (a *Attachment) Detach() {
 	ctx, cancel := context.WithTimeout(context.Background(), ControlTimeout)
 	defer cancel()
-	a.c.Call(ctx, "scv/session/detach", map[string]any{"sessionId": a.sessionID}, nil)
+	a.c.Call(ctx, schema.MethodSessionDetach, schema.SessionRef{SessionID: a.sessionID}, nil)
 }
 
 // ReadLines delivers stdin's lines until it ends or stop is called; stop

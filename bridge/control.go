@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"net"
 
-	"scv/lsp"
 	"scv/lsp/client"
-	"scv/runtime/session"
+	"scv/lsp/schema"
 )
 
 // Client is the JSON-RPC client the CLI commands and tests use to talk to
@@ -32,23 +31,21 @@ func NewClient(conn net.Conn, onNotify func(method string, params json.RawMessag
 }
 
 // DaemonStatus is the result of scv/daemon/status.
-type DaemonStatus = lsp.DaemonStatus
+type DaemonStatus = schema.DaemonStatus
 
 // SessionSummary is one entry of scv/session/list.
-type SessionSummary = session.Summary
+type SessionSummary = schema.Summary
 
 // Status asks the daemon for scv/daemon/status.
 func Status(ctx context.Context, c *Client) (DaemonStatus, error) {
 	var st DaemonStatus
-	err := c.Call(ctx, "scv/daemon/status", map[string]any{}, &st)
+	err := c.Call(ctx, schema.MethodDaemonStatus, schema.Empty{}, &st)
 	return st, err
 }
 
 // Sessions asks the daemon for scv/session/list.
 func Sessions(ctx context.Context, c *Client) ([]SessionSummary, error) {
-	var res struct {
-		Sessions []SessionSummary `json:"sessions"`
-	}
-	err := c.Call(ctx, "scv/session/list", map[string]any{}, &res)
+	var res schema.SessionListResult
+	err := c.Call(ctx, schema.MethodSessionList, schema.Empty{}, &res)
 	return res.Sessions, err
 }

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"scv/internal/termsafe"
-	"scv/runtime/session"
+	"scv/lsp/schema"
 )
 
 const (
@@ -21,7 +21,7 @@ const (
 )
 
 // Approval is a pending approval request as `scv attach` shows it.
-type Approval = session.Approval
+type Approval = schema.Approval
 
 // AttachView renders one session's events as text for `scv attach`, and
 // keeps the approvals still waiting for an answer. Events that arrive
@@ -172,31 +172,31 @@ func (v *AttachView) render(method string, raw json.RawMessage) {
 
 func (v *AttachView) renderEvent(method string, raw json.RawMessage, p *eventParams) {
 	switch method {
-	case "scv/turn/started":
+	case schema.EvTurnStarted:
 		from := ""
 		if p.QueueID != "" {
 			from = " from queue entry " + termsafe.Line(p.QueueID)
 		}
 		v.line("── turn " + termsafe.Line(p.TurnID) + " started" + from)
-	case "scv/assistant/delta":
+	case schema.EvAssistantDelta:
 		stream := v.streamed[p.TurnID]
 		if stream == nil {
 			stream = &termsafe.Stream{}
 			v.streamed[p.TurnID] = stream
 		}
 		v.write(stream.Write(p.Content))
-	case "scv/assistant/completed":
+	case schema.EvAssistantCompleted:
 		if stream := v.streamed[p.TurnID]; stream != nil {
 			v.write(stream.Flush())
 		} else {
 			v.line(termsafe.Escape(p.Content))
 		}
 		v.endLine()
-	case "scv/tool/proposed":
+	case schema.EvToolProposed:
 		v.line("• " + termsafe.Line(p.Name) + " " + termsafe.Clip(termsafe.Line(p.Arguments), viewArgumentBytes))
-	case "scv/tool/started":
+	case schema.EvToolStarted:
 		v.line("• " + termsafe.Line(p.Name) + " running")
-	case "scv/tool/completed":
+	case schema.EvToolCompleted:
 		status := "done"
 		if !p.Success {
 			status = "failed"
@@ -208,50 +208,50 @@ func (v *AttachView) renderEvent(method string, raw json.RawMessage, p *eventPar
 		if out := strings.TrimRight(termsafe.Clip(termsafe.Escape(p.Output), viewOutputBytes), "\n"); out != "" {
 			v.line("  " + strings.ReplaceAll(out, "\n", "\n  "))
 		}
-	case "scv/approval/requested":
+	case schema.EvApprovalRequested:
 		var a Approval
 		json.Unmarshal(raw, &a)
 		v.addApproval(a)
-	case "scv/approval/resolved":
+	case schema.EvApprovalResolved:
 		v.dropApprovals(func(a Approval) bool { return a.ApprovalID == p.ApprovalID })
 		v.line("✓ approval " + termsafe.Line(p.ApprovalID) + ": " + termsafe.Line(p.Decision))
-	case "scv/context/compacted":
+	case schema.EvContextCompacted:
 		v.line(fmt.Sprintf("• context compacted from %d to %d tokens", p.BeforeTokens, p.AfterTokens))
-	case "scv/turn/completed":
+	case schema.EvTurnCompleted:
 		v.turnEnded(p.TurnID, fmt.Sprintf("completed in %d steps, %d tokens in, %d out", p.Steps, p.Usage.InputTokens, p.Usage.OutputTokens))
-	case "scv/turn/cancelled":
+	case schema.EvTurnCancelled:
 		v.turnEnded(p.TurnID, "cancelled")
-	case "scv/turn/failed":
+	case schema.EvTurnFailed:
 		v.turnEnded(p.TurnID, "failed: "+termsafe.Line(p.Code)+": "+termsafe.Escape(p.Message))
-	case "scv/queue/snapshot":
+	case schema.EvQueueSnapshot:
 		v.line(fmt.Sprintf("• queue: %d entries%s", len(p.Entries), pausedNote(p.Paused)))
-	case "scv/queue/enqueued":
+	case schema.EvQueueEnqueued:
 		v.line(fmt.Sprintf("• queued %s at %d: %s", termsafe.Line(p.Entry.QueueID), p.Position, termsafe.Clip(termsafe.Line(p.Entry.Prompt), viewPromptBytes)))
-	case "scv/queue/updated":
+	case schema.EvQueueUpdated:
 		v.line(fmt.Sprintf("• queue entry %s edited: %s", termsafe.Line(p.Entry.QueueID), termsafe.Clip(termsafe.Line(p.Entry.Prompt), viewPromptBytes)))
-	case "scv/queue/moved":
+	case schema.EvQueueMoved:
 		v.line(fmt.Sprintf("• queue entry %s moved to %d", termsafe.Line(p.QueueID), p.Position))
-	case "scv/queue/removed":
+	case schema.EvQueueRemoved:
 		v.line("• queue entry " + termsafe.Line(p.QueueID) + " removed")
-	case "scv/queue/dequeued":
+	case schema.EvQueueDequeued:
 		v.line("• queue entry " + termsafe.Line(p.QueueID) + " starts as turn " + termsafe.Line(p.TurnID))
-	case "scv/session/paused":
+	case schema.EvSessionPaused:
 		if p.Paused {
 			v.line("• session paused")
 		} else {
 			v.line("• session resumed")
 		}
-	case "scv/session/cleared":
+	case schema.EvSessionCleared:
 		v.line("• session cleared")
-	case "scv/session/closed":
+	case schema.EvSessionClosed:
 		v.line("• session closed")
 		if !v.isClosed {
 			v.isClosed = true
 			close(v.closed)
 		}
-	case "scv/session/lagged":
+	case schema.EvSessionLagged:
 		v.line(fmt.Sprintf("• this window fell behind and missed %d events", p.Missed))
-	case "scv/session/gap":
+	case schema.EvSessionGap:
 		v.line(fmt.Sprintf("• older events are gone; replay starts at event %d", p.FirstSeq))
 	default:
 		v.line("• " + termsafe.Line(method) + " " + termsafe.Clip(termsafe.Line(string(raw)), viewArgumentBytes))

@@ -7,6 +7,7 @@ import (
 
 	"scv/internal/fakeopenai"
 	"scv/lsp/lsptest"
+	"scv/lsp/schema"
 	"scv/runtime/provider"
 	"scv/runtime/session"
 )
@@ -74,8 +75,8 @@ func TestApprovedWritesChangeTheFile(t *testing.T) {
 				sid := ed.StartSession("", nil).SessionID
 				turn := ed.StartTurn(sid, "change notes").TurnID
 
-				proposed := ed.AwaitNotification(session.EvToolProposed, lsptest.ForTurn(turn), 0)
-				asked := ed.AwaitNotification(session.EvApprovalRequested, lsptest.ForTurn(turn), 0)
+				proposed := ed.AwaitNotification(schema.EvToolProposed, lsptest.ForTurn(turn), 0)
+				asked := ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0)
 				req := decodeApproval(t, asked)
 				if req.CallID != "call_1" || req.Name != tc.name || req.Risk != "write" || req.Cwd != env.Work || proposed.Index > asked.Index {
 					t.Errorf("approval/requested = %s after tool/proposed %s", asked.Params, proposed.Params)
@@ -90,16 +91,16 @@ func TestApprovedWritesChangeTheFile(t *testing.T) {
 				}
 				ed.Resolve(sid, req.ApprovalID, session.DecisionApprove)
 
-				completed := ed.AwaitNotification(session.EvToolCompleted, lsptest.ForTurn(turn), 0)
+				completed := ed.AwaitNotification(schema.EvToolCompleted, lsptest.ForTurn(turn), 0)
 				if completed.Str("callId") != "call_1" || !strings.Contains(string(completed.Params), `"success":true`) {
 					t.Errorf("tool/completed = %s, want success", completed.Params)
 				}
-				resolved := ed.AwaitNotification(session.EvApprovalResolved, lsptest.ForTurn(turn), 0)
-				started := ed.AwaitNotification(session.EvToolStarted, lsptest.ForTurn(turn), 0)
+				resolved := ed.AwaitNotification(schema.EvApprovalResolved, lsptest.ForTurn(turn), 0)
+				started := ed.AwaitNotification(schema.EvToolStarted, lsptest.ForTurn(turn), 0)
 				if resolved.Str("decision") != "approve" || !(asked.Index < resolved.Index && resolved.Index < started.Index && started.Index < completed.Index) {
 					t.Errorf("approval resolved %s (#%d), tool started #%d, completed #%d", resolved.Params, resolved.Index, started.Index, completed.Index)
 				}
-				done := ed.ExpectTerminal(turn, session.EvTurnCompleted)
+				done := ed.ExpectTerminal(turn, schema.EvTurnCompleted)
 				if !strings.Contains(string(done.Params), `"steps":2`) {
 					t.Errorf("turn/completed = %s, want 2 steps", done.Params)
 				}
@@ -122,17 +123,17 @@ func TestDeniedWriteLeavesFileAndTurnGoesOn(t *testing.T) {
 		ed := connect(t, env)
 		sid := ed.StartSession("", nil).SessionID
 		turn := ed.StartTurn(sid, "overwrite keep.txt").TurnID
-		req := decodeApproval(t, ed.AwaitNotification(session.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+		req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
 		ed.Resolve(sid, req.ApprovalID, session.DecisionDeny)
 
-		completed := ed.AwaitNotification(session.EvToolCompleted, lsptest.ForTurn(turn), 0)
+		completed := ed.AwaitNotification(schema.EvToolCompleted, lsptest.ForTurn(turn), 0)
 		if !strings.Contains(string(completed.Params), `"success":false`) {
 			t.Errorf("tool/completed = %s, want success false", completed.Params)
 		}
-		if n := len(ed.Notes(session.EvToolStarted, lsptest.ForTurn(turn))); n != 0 {
+		if n := len(ed.Notes(schema.EvToolStarted, lsptest.ForTurn(turn))); n != 0 {
 			t.Errorf("a denied call was started (%d tool/started)", n)
 		}
-		ed.ExpectTerminal(turn, session.EvTurnCompleted)
+		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
 		if got := env.ReadFile("keep.txt"); got != "original\n" {
 			t.Errorf("keep.txt = %q after a denial", got)
 		}
@@ -157,18 +158,18 @@ func TestApproveSessionStopsAskingForThatTool(t *testing.T) {
 		ed := connect(t, env)
 		sid := ed.StartSession("", nil).SessionID
 		turn := ed.StartTurn(sid, "write a and b").TurnID
-		req := decodeApproval(t, ed.AwaitNotification(session.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+		req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
 		ed.Resolve(sid, req.ApprovalID, session.DecisionApproveSession)
-		ed.ExpectTerminal(turn, session.EvTurnCompleted)
+		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
 
 		// A later turn of the same session is not asked either.
 		turn2 := ed.StartTurn(sid, "write c").TurnID
-		ed.ExpectTerminal(turn2, session.EvTurnCompleted)
+		ed.ExpectTerminal(turn2, schema.EvTurnCompleted)
 
-		if asked := ed.Notes(session.EvApprovalRequested, lsptest.ForSession(sid)); len(asked) != 1 {
+		if asked := ed.Notes(schema.EvApprovalRequested, lsptest.ForSession(sid)); len(asked) != 1 {
 			t.Errorf("%d approval requests, want 1:\n%v", len(asked), asked)
 		}
-		resolved := ed.AwaitNotification(session.EvApprovalResolved, lsptest.ForTurn(turn), 0)
+		resolved := ed.AwaitNotification(schema.EvApprovalResolved, lsptest.ForTurn(turn), 0)
 		if resolved.Str("decision") != session.DecisionApproveSession {
 			t.Errorf("approval/resolved = %s", resolved.Params)
 		}
@@ -181,7 +182,7 @@ func TestApproveSessionStopsAskingForThatTool(t *testing.T) {
 		env.OpenAI.Enqueue(toolReply("call_4", "write_file", map[string]string{"path": "d.txt", "content": "d\n"}))
 		other := ed.StartSession("", nil).SessionID
 		turn3 := ed.StartTurn(other, "write d").TurnID
-		ed.AwaitNotification(session.EvApprovalRequested, lsptest.ForTurn(turn3), 0)
+		ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn3), 0)
 	})
 }
 
@@ -205,15 +206,15 @@ func TestApprovalPolicies(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.policy+"/"+tc.call.ToolCalls[0].Name, func(t *testing.T) {
 				env.OpenAI.Enqueue(tc.call, fakeopenai.Reply{Chunks: []string{"ok"}})
-				sid := ed.StartSession("", map[string]any{"approvalPolicy": tc.policy}).SessionID
+				sid := ed.StartSession("", &schema.SessionStartParams{ApprovalPolicy: tc.policy}).SessionID
 				turn := ed.StartTurn(sid, "use a tool").TurnID
 				if tc.asked {
-					req := decodeApproval(t, ed.AwaitNotification(session.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+					req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
 					ed.Resolve(sid, req.ApprovalID, session.DecisionApprove)
 				}
-				completed := ed.AwaitNotification(session.EvToolCompleted, lsptest.ForTurn(turn), 0)
-				ed.ExpectTerminal(turn, session.EvTurnCompleted)
-				if asked := len(ed.Notes(session.EvApprovalRequested, lsptest.ForTurn(turn))) > 0; asked != tc.asked {
+				completed := ed.AwaitNotification(schema.EvToolCompleted, lsptest.ForTurn(turn), 0)
+				ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+				if asked := len(ed.Notes(schema.EvApprovalRequested, lsptest.ForTurn(turn))) > 0; asked != tc.asked {
 					t.Errorf("asked = %v, want %v", asked, tc.asked)
 				}
 				var res struct {

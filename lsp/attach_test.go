@@ -7,6 +7,7 @@ import (
 
 	"scv/internal/fakeopenai"
 	"scv/lsp/lsptest"
+	"scv/lsp/schema"
 	"scv/runtime/session"
 )
 
@@ -29,8 +30,8 @@ func TestAttachDetachList(t *testing.T) {
 	each(t, func(t *testing.T, env *lsptest.Env) {
 		ed := connect(t, env)
 		a := ed.StartSession("", nil)
-		b := ed.StartSession("", map[string]any{"model": "other-model"})
-		ed.ExpectTerminal(ed.StartTurn(a.SessionID, "warm up").TurnID, session.EvTurnCompleted)
+		b := ed.StartSession("", &schema.SessionStartParams{Model: "other-model"})
+		ed.ExpectTerminal(ed.StartTurn(a.SessionID, "warm up").TurnID, schema.EvTurnCompleted)
 
 		list := listSessions(t, ed)
 		if len(list) != 2 {
@@ -73,13 +74,13 @@ func TestAttachDetachList(t *testing.T) {
 			t.Errorf("snapshot after reattach = %+v", snap)
 		}
 		release()
-		ed.ExpectTerminal(turn, session.EvTurnCompleted)
+		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
 		events := ed.Notes("", func(n lsptest.Note) bool { return n.Index >= mark && n.SessionID == a.SessionID })
-		if len(events) == 0 || events[0].Seq != before.Seq+1 || events[0].Method != session.EvTurnStarted {
+		if len(events) == 0 || events[0].Seq != before.Seq+1 || events[0].Method != schema.EvTurnStarted {
 			t.Fatalf("first event after reattach = %v, want turn/started with seq %d", events, before.Seq+1)
 		}
 		var text strings.Builder
-		for _, n := range ed.Notes(session.EvAssistantDelta, lsptest.ForTurn(turn)) {
+		for _, n := range ed.Notes(schema.EvAssistantDelta, lsptest.ForTurn(turn)) {
 			text.WriteString(n.Str("content"))
 		}
 		if text.String() != "while away" {
@@ -116,7 +117,7 @@ func TestAttachAfterRingOverflowSendsGap(t *testing.T) {
 		env.OpenAI.Enqueue(fakeopenai.Reply{Chunks: chunks})
 		ed := connect(t, env)
 		sid := ed.StartSession("", nil).SessionID
-		ed.ExpectTerminal(ed.StartTurn(sid, "be verbose").TurnID, session.EvTurnCompleted)
+		ed.ExpectTerminal(ed.StartTurn(sid, "be verbose").TurnID, schema.EvTurnCompleted)
 
 		mark := ed.Frames()
 		zero := uint64(0)
@@ -125,7 +126,7 @@ func TestAttachAfterRingOverflowSendsGap(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := snap.Seq - uint64(session.ReplayEvents) + 1
-		gap := ed.AwaitNotification(session.EvSessionGap, lsptest.ForSession(sid), 0)
+		gap := ed.AwaitNotification(schema.EvSessionGap, lsptest.ForSession(sid), 0)
 		var g struct {
 			FirstAvailableSeq uint64 `json:"firstAvailableSeq"`
 		}
@@ -192,8 +193,8 @@ func TestSlowEditorIsToldItLagged(t *testing.T) {
 		// the turn's next events fit again.
 		barrier(t, ed)
 		release()
-		ed.ExpectTerminal(turn, session.EvTurnCompleted)
-		lagged := ed.AwaitNotification(session.EvSessionLagged, lsptest.ForSession(sid), 0)
+		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+		lagged := ed.AwaitNotification(schema.EvSessionLagged, lsptest.ForSession(sid), 0)
 		var lag struct {
 			Missed uint64 `json:"missed"`
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"scv/lsp/lsptest"
+	"scv/lsp/schema"
 	"scv/runtime/session"
 )
 
@@ -171,7 +172,7 @@ func TestBadParams(t *testing.T) {
 		if len(list.Sessions) != 1 || list.Sessions[0].State != "idle" {
 			t.Errorf("sessions after bad requests: %+v", list.Sessions)
 		}
-		if n := len(ed.Notes(session.EvTurnStarted, nil)); n != 0 {
+		if n := len(ed.Notes(schema.EvTurnStarted, nil)); n != 0 {
 			t.Errorf("%d turns started", n)
 		}
 	})
@@ -232,7 +233,7 @@ func TestOversizedFrameIsSkipped(t *testing.T) {
 		// The next request on the same connection works, twice over.
 		rawExpect(t, ed, big, "null", codeInvalidRequest, "frame_too_large")
 		ed.MustCall("scv/session/list", nil, nil)
-		if n := len(ed.Notes(session.EvTurnStarted, nil)); n != 0 {
+		if n := len(ed.Notes(schema.EvTurnStarted, nil)); n != 0 {
 			t.Errorf("an oversized frame started %d turns", n)
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"scv/lsp/lsptest"
+	"scv/lsp/schema"
 	"scv/runtime/session"
 )
 
@@ -28,10 +29,10 @@ func TestCancelWhileStreaming(t *testing.T) {
 
 		queued := ed.StartTurn(sid, "after the cancel")
 		ed.MustCall("scv/turn/cancel", map[string]any{"sessionId": sid, "turnId": turn}, nil)
-		ed.ExpectTerminal(turn, session.EvTurnCancelled)
+		ed.ExpectTerminal(turn, schema.EvTurnCancelled)
 		// A cancelled turn ends like any other: the queue moves on.
-		next := ed.AwaitNotification(session.EvTurnStarted, lsptest.WithStr("queueId", queued.Entry.QueueID), 0)
-		ed.ExpectTerminal(next.TurnID, session.EvTurnCompleted)
+		next := ed.AwaitNotification(schema.EvTurnStarted, lsptest.WithStr("queueId", queued.Entry.QueueID), 0)
+		ed.ExpectTerminal(next.TurnID, schema.EvTurnCompleted)
 		barrier(t, ed)
 		var terminals []lsptest.Note
 		for _, n := range ed.Notes("", lsptest.ForTurn(turn)) {
@@ -46,7 +47,7 @@ func TestCancelWhileStreaming(t *testing.T) {
 		err = ed.Call("scv/turn/cancel", map[string]any{"sessionId": sid, "turnId": turn}, nil)
 		lsptest.ExpectError(t, err, -32000, "turn_not_found")
 		// The session goes on.
-		ed.ExpectTerminal(ed.StartTurn(sid, "next").TurnID, session.EvTurnCompleted)
+		ed.ExpectTerminal(ed.StartTurn(sid, "next").TurnID, schema.EvTurnCompleted)
 	})
 }
 
@@ -56,7 +57,7 @@ func TestCancelEndsPendingApproval(t *testing.T) {
 		ed := connect(t, env)
 		sid := ed.StartSession("", nil).SessionID
 		turn := ed.StartTurn(sid, "write x").TurnID
-		req := decodeApproval(t, ed.AwaitNotification(session.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+		req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
 
 		var snap session.Snapshot
 		ed.MustCall("scv/session/attach", map[string]any{"sessionId": sid}, &snap)
@@ -65,8 +66,8 @@ func TestCancelEndsPendingApproval(t *testing.T) {
 		}
 
 		ed.MustCall("scv/turn/cancel", map[string]any{"sessionId": sid, "turnId": turn}, nil)
-		ed.ExpectTerminal(turn, session.EvTurnCancelled)
-		resolved := ed.AwaitNotification(session.EvApprovalResolved, lsptest.ForTurn(turn), 0)
+		ed.ExpectTerminal(turn, schema.EvTurnCancelled)
+		resolved := ed.AwaitNotification(schema.EvApprovalResolved, lsptest.ForTurn(turn), 0)
 		if resolved.Str("approvalId") != req.ApprovalID || resolved.Str("decision") != session.DecisionCancelled {
 			t.Errorf("approval/resolved = %s", resolved.Params)
 		}
@@ -85,9 +86,9 @@ func TestCancelKillsShellProcessGroup(t *testing.T) {
 		cmd := fmt.Sprintf("sleep 300 & echo \"$$ $!\" > %s; wait", fifo.Path)
 		env.OpenAI.Enqueue(toolReply("call_1", "shell", map[string]string{"command": cmd}))
 		ed := connect(t, env)
-		sid := ed.StartSession("", map[string]any{"approvalPolicy": "auto"}).SessionID
+		sid := ed.StartSession("", &schema.SessionStartParams{ApprovalPolicy: "auto"}).SessionID
 		turn := ed.StartTurn(sid, "run it").TurnID
-		ed.AwaitNotification(session.EvToolStarted, lsptest.ForTurn(turn), 0)
+		ed.AwaitNotification(schema.EvToolStarted, lsptest.ForTurn(turn), 0)
 
 		line, err := fifo.ReadLine(env.Timeout)
 		if err != nil {
@@ -106,13 +107,13 @@ func TestCancelKillsShellProcessGroup(t *testing.T) {
 		}
 
 		ed.MustCall("scv/turn/cancel", map[string]any{"sessionId": sid, "turnId": turn}, nil)
-		ed.ExpectTerminal(turn, session.EvTurnCancelled)
+		ed.ExpectTerminal(turn, schema.EvTurnCancelled)
 		for _, pid := range pids {
 			if err := lsptest.WaitProcessGone(pid, env.Timeout); err != nil {
 				t.Errorf("after turn/cancelled: %v", err)
 			}
 		}
-		completed := ed.AwaitNotification(session.EvToolCompleted, lsptest.ForTurn(turn), 0)
+		completed := ed.AwaitNotification(schema.EvToolCompleted, lsptest.ForTurn(turn), 0)
 		if !strings.Contains(string(completed.Params), `"success":false`) {
 			t.Errorf("tool/completed of a cancelled command = %s", completed.Params)
 		}

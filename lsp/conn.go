@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"sync"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 
 	"scv/lsp/wire"
 	"scv/runtime/config"
-	"scv/runtime/session"
 )
 
 // conn is one client connection: a read loop that dispatches in wire
@@ -35,6 +33,14 @@ type conn struct {
 	flags       config.Overrides // initializationOptions.scv.flags: a forwarding bridge's flags
 	inflight    map[string]context.CancelFunc
 	lag         map[string]uint64 // sessionId → events lost since the last delivery
+	// running counts this connection's handlers at work. While any runs,
+	// the session events this connection receives wait in held, and go out
+	// once the replies are queued: a client always learns a turn or queue
+	// id from its reply before an event uses it, however many of its
+	// requests run at once.
+	running   int
+	held      []heldFrame
+	heldBytes int
 }
 
 func newConn(parent context.Context, srv *Server, rwc io.ReadWriteCloser) *conn {
@@ -212,6 +218,10 @@ func (c *conn) dispatchAsync(m method, msg *incoming) {
 // call runs a handler, recovering a panic into an internal error so one bad
 // request never takes the connection down.
 func (c *conn) call(ctx context.Context, m method, msg *incoming) {
+	if !m.passEvents {
+		c.holdEvents()
+		defer c.releaseEvents() // after the reply below is queued
+	}
 	var result any
 	var err error
 	func() {
@@ -225,19 +235,12 @@ func (c *conn) call(ctx context.Context, m method, msg *incoming) {
 	if err == nil && ctx.Err() != nil {
 		err = jsonrpc2.NewError(codeRequestCancelled, "request cancelled")
 	}
-	if errors.Is(err, errReplied) {
-		return
-	}
 	if err != nil {
 		c.reply(msg.id, nil, toWire(err))
 		return
 	}
 	c.reply(msg.id, result, nil)
 }
-
-// errReplied tells call that the handler already queued its own reply
-// (to order it before events it triggers).
-var errReplied = errors.New("reply already sent")
 
 // reply queues a response. A result too large for one server frame is
 // replaced by an error so the frame limit always holds.
@@ -263,82 +266,4 @@ func errOrNil(e *jsonrpc2.Error) error {
 		return nil
 	}
 	return e
-}
-
-// notify queues a notification that is not a session event.
-func (c *conn) notify(method string, params any) {
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return
-	}
-	c.out.Push(eventFrame(method, raw))
-}
-
-// Deliver implements session.Subscriber. Events that do not fit in the
-// outbound budget are dropped and counted; one scv/session/lagged reports
-// them before the next event that fits, or once the queue has drained
-// (reportLag), so a slow client never slows the session or other clients,
-// and knows to re-sync.
-func (c *conn) Deliver(ev session.Event) {
-	sid := ev.SessionID
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.lag) == 0 {
-		if !c.out.Offer(ev.Frame) {
-			c.lag[sid]++
-		}
-		return
-	}
-	if missed := c.lag[sid]; missed > 0 {
-		// The report and the event go in together or not at all: a report
-		// followed by a dropped event would need a second report at once.
-		if c.out.Offer(append(laggedFrame(sid, missed), ev.Frame...)) {
-			delete(c.lag, sid)
-		} else {
-			c.lag[sid]++
-		}
-		return
-	}
-	if !c.out.Offer(ev.Frame) {
-		c.lag[sid]++
-	}
-}
-
-// reportLag runs each time the writer has sent everything queued: it sends
-// the lagged reports still owed. Waiting for the session's next event
-// instead would leave a client whose last events were dropped (a turn's
-// end) unaware of it for as long as the session stays quiet.
-func (c *conn) reportLag() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for sid, missed := range c.lag {
-		if c.out.Offer(laggedFrame(sid, missed)) {
-			delete(c.lag, sid)
-		}
-	}
-}
-
-func laggedFrame(sid string, missed uint64) []byte {
-	lagged, _ := json.Marshal(struct {
-		SessionID string `json:"sessionId"`
-		Missed    uint64 `json:"missed"`
-	}{sid, missed})
-	return eventFrame(session.EvSessionLagged, lagged)
-}
-
-// eventFrame frames a notification in one allocation: the streaming hot
-// path, and the one way this package frames notifications. Method names are
-// plain ASCII, so they need no escaping.
-func eventFrame(method string, params []byte) []byte {
-	const open, mid = `{"jsonrpc":"2.0","method":"`, `","params":`
-	bodyLen := len(open) + len(method) + len(mid) + len(params) + 1
-	frame := make([]byte, 0, bodyLen+32)
-	frame = append(frame, "Content-Length: "...)
-	frame = strconv.AppendInt(frame, int64(bodyLen), 10)
-	frame = append(frame, "\r\n\r\n"...)
-	frame = append(frame, open...)
-	frame = append(frame, method...)
-	frame = append(frame, mid...)
-	frame = append(frame, params...)
-	return append(frame, '}')
 }

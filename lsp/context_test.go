@@ -7,7 +7,7 @@ import (
 
 	"scv/internal/fakeopenai"
 	"scv/lsp/lsptest"
-	"scv/runtime/session"
+	"scv/lsp/schema"
 )
 
 func TestProjectConfigMayNotRedirectTheKey(t *testing.T) {
@@ -34,7 +34,7 @@ func TestContextCompaction(t *testing.T) {
 	each(t, func(t *testing.T, env *lsptest.Env) {
 		ed := connect(t, env)
 		// Measure the system prompt to set a budget relative to it.
-		ed.ExpectTerminal(ed.StartTurn(ed.StartSession("", nil).SessionID, "measure").TurnID, session.EvTurnCompleted)
+		ed.ExpectTerminal(ed.StartTurn(ed.StartSession("", nil).SessionID, "measure").TurnID, schema.EvTurnCompleted)
 		reqs, err := env.OpenAI.WaitRequests(1, env.Timeout)
 		if err != nil {
 			t.Fatal(err)
@@ -54,15 +54,15 @@ func TestContextCompaction(t *testing.T) {
 			t.Fatalf("contextMaxTokens = %d, want %d", snap.ContextMaxTokens, system+budget)
 		}
 		sid := snap.SessionID
-		ed.ExpectTerminal(ed.StartTurn(sid, "read big.txt").TurnID, session.EvTurnCompleted)
-		if n := len(ed.Notes(session.EvContextCompacted, lsptest.ForSession(sid))); n != 0 {
+		ed.ExpectTerminal(ed.StartTurn(sid, "read big.txt").TurnID, schema.EvTurnCompleted)
+		if n := len(ed.Notes(schema.EvContextCompacted, lsptest.ForSession(sid))); n != 0 {
 			t.Fatalf("compacted %d times within budget", n)
 		}
 		long := strings.Repeat("please consider this carefully. ", 75) // 2400 bytes, ~600 tokens
 		turn := ed.StartTurn(sid, long).TurnID
-		ed.ExpectTerminal(turn, session.EvTurnCompleted)
+		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
 
-		compacted := ed.AwaitNotification(session.EvContextCompacted, lsptest.ForTurn(turn), 0)
+		compacted := ed.AwaitNotification(schema.EvContextCompacted, lsptest.ForTurn(turn), 0)
 		var c struct {
 			BeforeTokens    int `json:"beforeTokens"`
 			AfterTokens     int `json:"afterTokens"`
@@ -110,10 +110,10 @@ func TestToolOutputThatIsNotUTF8(t *testing.T) {
 	each(t, func(t *testing.T, env *lsptest.Env) {
 		env.OpenAI.Enqueue(toolReply("call_1", "shell", map[string]string{"command": `printf 'bad \377\376 bytes'`}))
 		ed := connect(t, env)
-		sid := ed.StartSession("", map[string]any{"approvalPolicy": "auto"}).SessionID
+		sid := ed.StartSession("", &schema.SessionStartParams{ApprovalPolicy: "auto"}).SessionID
 		turn := ed.StartTurn(sid, "print junk").TurnID
-		ed.ExpectTerminal(turn, session.EvTurnCompleted)
-		out := ed.AwaitNotification(session.EvToolCompleted, lsptest.ForTurn(turn), 0).Str("output")
+		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+		out := ed.AwaitNotification(schema.EvToolCompleted, lsptest.ForTurn(turn), 0).Str("output")
 		if !strings.Contains(out, "bad ") || !strings.Contains(out, " bytes") {
 			t.Errorf("tool output = %q", out)
 		}

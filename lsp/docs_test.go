@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"scv/runtime/session"
+	"scv/lsp/schema"
 )
 
 // documentedMethods returns the first-column names of every table in the
@@ -40,7 +40,7 @@ func documentedMethods(t *testing.T) []string {
 }
 
 func TestProtocolPageListsExactlyWhatTheServerHandlesAndSends(t *testing.T) {
-	want := append(HandledMethods(), session.Notifications...)
+	want := append(HandledMethods(), schema.Notifications...)
 	sort.Strings(want)
 	got := documentedMethods(t)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -6,6 +6,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"scv/lsp/schema"
 	"scv/runtime/session"
 )
 
@@ -23,15 +24,11 @@ const (
 
 // Application data.code values that the lsp layer itself produces.
 const (
-	dataVersionMismatch = "version_mismatch"
-	dataFrameTooLarge   = "frame_too_large"
-	dataTooManyRequests = "too_many_requests"
-	dataResponseLimit   = "response_limit"
+	dataVersionMismatch = schema.CodeVersionMismatch
+	dataFrameTooLarge   = schema.CodeFrameTooLarge
+	dataTooManyRequests = schema.CodeTooManyRequests
+	dataResponseLimit   = schema.CodeResponseLimit
 )
-
-type errorData struct {
-	Code string `json:"code"`
-}
 
 // appError is a -32000 error with a machine-readable data.code.
 func appError(code, message string) *jsonrpc2.Error {
@@ -39,7 +36,7 @@ func appError(code, message string) *jsonrpc2.Error {
 }
 
 func withData(c jsonrpc2.Code, code, message string) *jsonrpc2.Error {
-	data, _ := json.Marshal(errorData{Code: code})
+	data, _ := json.Marshal(schema.ErrorData{Code: code})
 	return &jsonrpc2.Error{Code: c, Message: message, Data: data}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"scv/internal/fakeopenai"
 	"scv/lsp/lsptest"
+	"scv/lsp/schema"
 	"scv/runtime/session"
 )
 
@@ -23,16 +24,16 @@ func TestLSPFlagsBindSessions(t *testing.T) {
 		)
 		ed := connect(t, env)
 		// The editor asks for a policy and a model of its own: the flags win.
-		sid := ed.StartSession("", map[string]any{"approvalPolicy": "auto", "model": "editor-model"}).SessionID
+		sid := ed.StartSession("", &schema.SessionStartParams{ApprovalPolicy: "auto", Model: "editor-model"}).SessionID
 		turn := ed.StartTurn(sid, "read notes.txt").TurnID
 		// always asks even for a read; auto (the editor's choice) never would.
-		asked := ed.AwaitNotification(session.EvApprovalRequested, lsptest.ForTurn(turn), 0)
+		asked := ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0)
 		req := decodeApproval(t, asked)
 		if req.Name != "read_file" {
 			t.Fatalf("approval requested for %s, want read_file", req.Name)
 		}
 		ed.Resolve(sid, req.ApprovalID, session.DecisionApprove)
-		ed.ExpectTerminal(turn, session.EvTurnCompleted)
+		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
 		reqs, err := env.OpenAI.WaitRequests(1, env.Timeout)
 		if err != nil {
 			t.Fatal(err)
@@ -51,7 +52,7 @@ func TestLSPNoToolsFlagOffersNoTools(t *testing.T) {
 		env.OpenAI.Enqueue(fakeopenai.Reply{Chunks: []string{"just talk"}})
 		ed := connect(t, env)
 		sid := ed.StartSession("", nil).SessionID
-		ed.ExpectTerminal(ed.StartTurn(sid, "hi").TurnID, session.EvTurnCompleted)
+		ed.ExpectTerminal(ed.StartTurn(sid, "hi").TurnID, schema.EvTurnCompleted)
 		reqs, err := env.OpenAI.WaitRequests(1, env.Timeout)
 		if err != nil {
 			t.Fatal(err)

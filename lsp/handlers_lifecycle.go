@@ -8,50 +8,18 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"scv/runtime/config"
+	"scv/lsp/schema"
 	"scv/runtime/session"
 )
 
-type initializeParams struct {
-	InitializationOptions *struct {
-		SCV *struct {
-			ProtocolVersion *int `json:"protocolVersion"`
-			// Flags are the command-line flags of a forwarding `scv lsp`,
-			// which it adds to the editor's initialize: they bind every
-			// session started on this connection.
-			Flags *config.Overrides `json:"flags"`
-		} `json:"scv"`
-	} `json:"initializationOptions"`
-}
-
 // Capabilities is capabilities.experimental.scv of the initialize result.
-type Capabilities struct {
-	ProtocolVersion  int            `json:"protocolVersion"`
-	Methods          []string       `json:"methods"`
-	Notifications    []string       `json:"notifications"`
-	Limits           session.Limits `json:"limits"`
-	ApprovalPolicies []string       `json:"approvalPolicies"`
-	Daemon           bool           `json:"daemon"`
-}
-
-// ServerInfo names the server in the initialize result.
-type ServerInfo struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-}
+type Capabilities = schema.Capabilities
 
 // InitializeResult is the part of the initialize result scv defines.
-type InitializeResult struct {
-	Capabilities struct {
-		Experimental struct {
-			SCV Capabilities `json:"scv"`
-		} `json:"experimental"`
-	} `json:"capabilities"`
-	ServerInfo ServerInfo `json:"serverInfo"`
-}
+type InitializeResult = schema.InitializeResult
 
 func handleInitialize(_ context.Context, c *conn, req *incoming) (any, error) {
-	var p initializeParams
+	var p schema.InitializeParams
 	if err := unmarshalParams(req.params, &p); err != nil {
 		return nil, err
 	}
@@ -69,11 +37,11 @@ func handleInitialize(_ context.Context, c *conn, req *incoming) (any, error) {
 		c.flags = *o.SCV.Flags
 	}
 	var res InitializeResult
-	res.ServerInfo = ServerInfo{Name: "scv", Version: c.srv.opts.Version}
+	res.ServerInfo = schema.ServerInfo{Name: "scv", Version: c.srv.opts.Version}
 	res.Capabilities.Experimental.SCV = Capabilities{
 		ProtocolVersion:  ProtocolVersion,
 		Methods:          AdvertisedMethods(),
-		Notifications:    session.Notifications,
+		Notifications:    schema.Notifications,
 		Limits:           c.srv.limits,
 		ApprovalPolicies: session.ApprovalPolicies,
 		Daemon:           c.srv.opts.Mode == ModeDaemon,
@@ -94,15 +62,7 @@ func handleShutdown(_ context.Context, c *conn, _ *incoming) (any, error) {
 }
 
 // DaemonStatus is the result of scv/daemon/status.
-type DaemonStatus struct {
-	Mode     string            `json:"mode"`
-	PID      int               `json:"pid"`
-	Version  string            `json:"version"`
-	UptimeMs int64             `json:"uptimeMs"`
-	Socket   string            `json:"socket"`
-	Clients  int               `json:"clients"`
-	Sessions []session.Summary `json:"sessions"`
-}
+type DaemonStatus = schema.DaemonStatus
 
 func handleDaemonStatus(_ context.Context, c *conn, _ *incoming) (any, error) {
 	return DaemonStatus{

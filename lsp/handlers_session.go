@@ -3,42 +3,26 @@ package lsp
 import (
 	"context"
 
+	"scv/lsp/schema"
 	"scv/runtime/session"
 )
 
-// sessionParams is the sessionId every scv/* request but three carries.
-type sessionParams struct {
-	SessionID string `json:"sessionId"`
-}
-
-// sessionOf decodes params into p (which embeds sessionParams) and finds
-// the session it names.
-func sessionOf(c *conn, req *incoming, p interface{ sid() string }) (*session.Session, error) {
+// sessionOf decodes params into p and finds the session it names.
+func sessionOf(c *conn, req *incoming, p any, sid *string) (*session.Session, error) {
 	if err := unmarshalParams(req.params, p); err != nil {
 		return nil, err
 	}
-	if p.sid() == "" {
+	if *sid == "" {
 		return nil, invalidParams("params.sessionId is required")
 	}
-	return c.srv.sessions.Get(p.sid())
-}
-
-func (p *sessionParams) sid() string { return p.SessionID }
-
-type startParams struct {
-	Cwd            string `json:"cwd"`
-	Model          string `json:"model"`
-	Provider       string `json:"provider"`
-	BaseURL        string `json:"baseUrl"`
-	ApprovalPolicy string `json:"approvalPolicy"`
-	NoTools        bool   `json:"noTools"`
+	return c.srv.sessions.Get(*sid)
 }
 
 // handleSessionStart runs off the read loop (see methodTable): loading the
 // configuration, AGENTS.md and skills must not hold up the connection. Its
 // reply is still queued before any event of the new session.
 func handleSessionStart(ctx context.Context, c *conn, req *incoming) (any, error) {
-	var p startParams
+	var p schema.SessionStartParams
 	if err := unmarshalParams(req.params, &p); err != nil {
 		return nil, err
 	}
@@ -48,91 +32,64 @@ func handleSessionStart(ctx context.Context, c *conn, req *incoming) (any, error
 	c.mu.Lock()
 	flags := c.flags
 	c.mu.Unlock()
-	_, err := c.srv.sessions.Start(session.StartParams{
+	_, snap, err := c.srv.sessions.Start(session.StartParams{
 		Cwd: p.Cwd, Model: p.Model, Provider: p.Provider, BaseURL: p.BaseURL,
 		ApprovalPolicy: p.ApprovalPolicy, NoTools: p.NoTools, Flags: flags,
-	}, c, func(snap session.Snapshot) { c.reply(req.id, snap, nil) })
+	}, c)
 	if err != nil {
 		return nil, err
 	}
-	return nil, errReplied
-}
-
-type attachParams struct {
-	sessionParams
-	AfterSeq *uint64 `json:"afterSeq"`
+	return snap, nil
 }
 
 func handleSessionAttach(_ context.Context, c *conn, req *incoming) (any, error) {
-	var p attachParams
-	s, err := sessionOf(c, req, &p)
+	var p schema.SessionAttachParams
+	s, err := sessionOf(c, req, &p, &p.SessionID)
 	if err != nil {
 		return nil, err
 	}
-	err = s.Attach(c, p.AfterSeq, func(snap session.Snapshot, replay []session.Event, gapFrom uint64) {
-		c.reply(req.id, snap, nil)
-		if gapFrom != 0 {
-			c.notify(session.EvSessionGap, struct {
-				SessionID         string `json:"sessionId"`
-				FirstAvailableSeq uint64 `json:"firstAvailableSeq"`
-			}{s.ID(), gapFrom})
-		}
-		for _, ev := range replay {
-			// Replayed events are owed to this client: queue them whatever
-			// the budget, like a reply.
-			c.out.Push(ev.Frame)
-		}
-		c.mu.Lock()
-		delete(c.lag, s.ID())
-		c.mu.Unlock()
-	})
+	a, err := s.Attach(c, p.AfterSeq)
 	if err != nil {
 		return nil, err
 	}
-	return nil, errReplied
+	c.replayAfterReply(s.ID(), a)
+	return a.Snapshot, nil
 }
 
 func handleSessionDetach(_ context.Context, c *conn, req *incoming) (any, error) {
-	var p sessionParams
-	s, err := sessionOf(c, req, &p)
+	var p schema.SessionRef
+	s, err := sessionOf(c, req, &p, &p.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	s.Detach(c)
-	return struct{}{}, nil
+	return schema.Empty{}, nil
 }
 
 func handleSessionList(_ context.Context, c *conn, _ *incoming) (any, error) {
-	return struct {
-		Sessions []session.Summary `json:"sessions"`
-	}{c.srv.sessions.List()}, nil
+	return schema.SessionListResult{Sessions: c.srv.sessions.List()}, nil
 }
 
 func handleSessionClose(_ context.Context, c *conn, req *incoming) (any, error) {
-	var p sessionParams
-	if _, err := sessionOf(c, req, &p); err != nil {
+	var p schema.SessionRef
+	if _, err := sessionOf(c, req, &p, &p.SessionID); err != nil {
 		return nil, err
 	}
-	return struct{}{}, c.srv.sessions.Close(p.SessionID)
+	return schema.Empty{}, c.srv.sessions.Close(p.SessionID)
 }
 
 func handleSessionClear(_ context.Context, c *conn, req *incoming) (any, error) {
-	var p sessionParams
-	s, err := sessionOf(c, req, &p)
+	var p schema.SessionRef
+	s, err := sessionOf(c, req, &p, &p.SessionID)
 	if err != nil {
 		return nil, err
 	}
-	return struct{}{}, s.Clear()
-}
-
-type pauseParams struct {
-	sessionParams
-	Paused *bool `json:"paused"`
+	return schema.Empty{}, s.Clear()
 }
 
 func handleSessionPause(_ context.Context, c *conn, req *incoming) (any, error) {
-	var p pauseParams
-	s, err := sessionOf(c, req, &p)
+	var p schema.SessionPauseParams
+	s, err := sessionOf(c, req, &p, &p.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -140,69 +97,48 @@ func handleSessionPause(_ context.Context, c *conn, req *incoming) (any, error) 
 		return nil, invalidParams("params.paused (boolean) is required")
 	}
 	paused, err := s.Pause(*p.Paused)
-	return struct {
-		Paused bool `json:"paused"`
-	}{paused}, err
-}
-
-type turnStartParams struct {
-	sessionParams
-	Prompt  *string               `json:"prompt"`
-	Context []session.ContextItem `json:"context"`
+	return schema.SessionPauseResult{Paused: paused}, err
 }
 
 func handleTurnStart(_ context.Context, c *conn, req *incoming) (any, error) {
-	var p turnStartParams
-	s, err := sessionOf(c, req, &p)
+	var p schema.TurnStartParams
+	s, err := sessionOf(c, req, &p, &p.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	if p.Prompt == nil {
 		return nil, invalidParams("params.prompt (string) is required")
 	}
-	_, err = s.StartTurn(*p.Prompt, p.Context, req.idText, func(res session.TurnStart) { c.reply(req.id, res, nil) })
+	res, err := s.StartTurn(*p.Prompt, p.Context, req.idText)
 	if err != nil {
 		return nil, err
 	}
-	return nil, errReplied
-}
-
-type turnCancelParams struct {
-	sessionParams
-	TurnID string `json:"turnId"`
+	return res, nil
 }
 
 func handleTurnCancel(_ context.Context, c *conn, req *incoming) (any, error) {
-	var p turnCancelParams
-	s, err := sessionOf(c, req, &p)
+	var p schema.TurnCancelParams
+	s, err := sessionOf(c, req, &p, &p.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	if p.TurnID == "" {
 		return nil, invalidParams("params.turnId is required")
 	}
-	return struct{}{}, s.CancelTurn(p.TurnID)
+	return schema.Empty{}, s.CancelTurn(p.TurnID)
 }
 
 func handleQueueList(_ context.Context, c *conn, req *incoming) (any, error) {
-	var p sessionParams
-	s, err := sessionOf(c, req, &p)
+	var p schema.SessionRef
+	s, err := sessionOf(c, req, &p, &p.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	return s.Queue(), nil
 }
 
-type queueParams struct {
-	sessionParams
-	QueueID       string  `json:"queueId"`
-	Revision      *uint64 `json:"revision"`
-	Prompt        *string `json:"prompt"`
-	BeforeQueueID string  `json:"beforeQueueId"`
-}
-
-func queueTarget(c *conn, req *incoming, p *queueParams) (*session.Session, error) {
-	s, err := sessionOf(c, req, p)
+func queueTarget(c *conn, req *incoming, p *schema.QueueEditParams) (*session.Session, error) {
+	s, err := sessionOf(c, req, p, &p.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +152,7 @@ func queueTarget(c *conn, req *incoming, p *queueParams) (*session.Session, erro
 }
 
 func handleQueueUpdate(_ context.Context, c *conn, req *incoming) (any, error) {
-	var p queueParams
+	var p schema.QueueEditParams
 	s, err := queueTarget(c, req, &p)
 	if err != nil {
 		return nil, err
@@ -225,13 +161,11 @@ func handleQueueUpdate(_ context.Context, c *conn, req *incoming) (any, error) {
 		return nil, invalidParams("params.prompt (string) is required")
 	}
 	entry, err := s.UpdateQueue(p.QueueID, *p.Revision, *p.Prompt)
-	return struct {
-		Entry session.QueueEntry `json:"entry"`
-	}{entry}, err
+	return schema.QueueUpdateResult{Entry: entry}, err
 }
 
 func handleQueueMove(_ context.Context, c *conn, req *incoming) (any, error) {
-	var p queueParams
+	var p schema.QueueEditParams
 	s, err := queueTarget(c, req, &p)
 	if err != nil {
 		return nil, err
@@ -240,7 +174,7 @@ func handleQueueMove(_ context.Context, c *conn, req *incoming) (any, error) {
 }
 
 func handleQueueRemove(_ context.Context, c *conn, req *incoming) (any, error) {
-	var p queueParams
+	var p schema.QueueEditParams
 	s, err := queueTarget(c, req, &p)
 	if err != nil {
 		return nil, err
@@ -248,20 +182,14 @@ func handleQueueRemove(_ context.Context, c *conn, req *incoming) (any, error) {
 	return s.RemoveQueue(p.QueueID, *p.Revision)
 }
 
-type resolveParams struct {
-	sessionParams
-	ApprovalID string `json:"approvalId"`
-	Decision   string `json:"decision"`
-}
-
 func handleApprovalResolve(_ context.Context, c *conn, req *incoming) (any, error) {
-	var p resolveParams
-	s, err := sessionOf(c, req, &p)
+	var p schema.ApprovalResolveParams
+	s, err := sessionOf(c, req, &p, &p.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	if p.ApprovalID == "" {
 		return nil, invalidParams("params.approvalId is required")
 	}
-	return struct{}{}, s.Resolve(p.ApprovalID, p.Decision)
+	return schema.Empty{}, s.Resolve(p.ApprovalID, p.Decision)
 }

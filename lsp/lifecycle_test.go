@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"scv/lsp/schema"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ func TestShutdownCancelsRunningTurnThenExitZero(t *testing.T) {
 			t.Fatalf("shutdown = %s %v, want result null", resp.Result, resp.Error)
 		}
 		// shutdown waited for the turn: its end is already here.
-		cancelled := ed.Notes(session.EvTurnCancelled, lsptest.ForTurn(turn))
+		cancelled := ed.Notes(schema.EvTurnCancelled, lsptest.ForTurn(turn))
 		if len(cancelled) != 1 || cancelled[0].Index > resp.Index {
 			t.Fatalf("turn/cancelled %v should precede the shutdown reply (#%d)", cancelled, resp.Index)
 		}
@@ -53,7 +54,7 @@ func TestShutdownStartsNoQueuedTurn(t *testing.T) {
 			t.Fatal(resp.Error)
 		}
 		ed.AwaitTerminal(turn)
-		if started := ed.Notes(session.EvQueueDequeued, nil); len(started) != 0 {
+		if started := ed.Notes(schema.EvQueueDequeued, nil); len(started) != 0 {
 			t.Errorf("a queued prompt started during shutdown: %v", started)
 		}
 		if n := len(env.OpenAI.Requests()); n != 1 {
@@ -107,13 +108,13 @@ func TestSessionClose(t *testing.T) {
 		ed.StartTurn(sid, "queued behind") // dropped by the close
 		ed.MustCall("scv/session/close", map[string]any{"sessionId": sid}, nil)
 
-		cancelled := ed.ExpectTerminal(turn, session.EvTurnCancelled)
-		closed := ed.AwaitNotification(session.EvSessionClosed, lsptest.ForSession(sid), 0)
+		cancelled := ed.ExpectTerminal(turn, schema.EvTurnCancelled)
+		closed := ed.AwaitNotification(schema.EvSessionClosed, lsptest.ForSession(sid), 0)
 		if closed.Index < cancelled.Index {
 			t.Errorf("session/closed (#%d) before the turn's end (#%d)", closed.Index, cancelled.Index)
 		}
 		barrier(t, ed)
-		if n := len(ed.Notes(session.EvTurnStarted, nil)); n != 1 {
+		if n := len(ed.Notes(schema.EvTurnStarted, nil)); n != 1 {
 			t.Errorf("%d turns started; the queued prompt should have been dropped", n)
 		}
 		for _, method := range []string{"scv/session/attach", "scv/queue/list", "scv/session/close"} {

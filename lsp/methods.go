@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.lsp.dev/protocol"
+
+	"scv/lsp/schema"
 )
 
 // Lifecycle methods of LSP that the server handles.
@@ -26,6 +28,10 @@ type method struct {
 	// the connection's other requests, and can be cancelled with
 	// $/cancelRequest.
 	async bool
+	// passEvents lets the connection's events flow while the handler runs
+	// instead of holding them behind its reply: shutdown waits for the
+	// turns' terminal events, which the client must see first.
+	passEvents bool
 }
 
 // methodTable drives dispatch and the method list advertised at
@@ -35,26 +41,26 @@ var methodTable map[string]method
 
 func init() {
 	methodTable = map[string]method{
-		methodInitialize:       {handle: handleInitialize},
-		methodInitialized:      {},
-		methodShutdown:         {handle: handleShutdown, async: true},
-		methodExit:             {},
-		methodCancelRequest:    {},
-		"scv/session/start":    {handle: handleSessionStart, async: true},
-		"scv/session/attach":   {handle: handleSessionAttach},
-		"scv/session/detach":   {handle: handleSessionDetach},
-		"scv/session/list":     {handle: handleSessionList},
-		"scv/session/close":    {handle: handleSessionClose},
-		"scv/session/clear":    {handle: handleSessionClear},
-		"scv/session/pause":    {handle: handleSessionPause},
-		"scv/turn/start":       {handle: handleTurnStart},
-		"scv/turn/cancel":      {handle: handleTurnCancel},
-		"scv/queue/list":       {handle: handleQueueList},
-		"scv/queue/update":     {handle: handleQueueUpdate},
-		"scv/queue/move":       {handle: handleQueueMove},
-		"scv/queue/remove":     {handle: handleQueueRemove},
-		"scv/approval/resolve": {handle: handleApprovalResolve},
-		"scv/daemon/status":    {handle: handleDaemonStatus},
+		methodInitialize:             {handle: handleInitialize},
+		methodInitialized:            {},
+		methodShutdown:               {handle: handleShutdown, async: true, passEvents: true},
+		methodExit:                   {},
+		methodCancelRequest:          {},
+		schema.MethodSessionStart:    {handle: handleSessionStart, async: true},
+		schema.MethodSessionAttach:   {handle: handleSessionAttach},
+		schema.MethodSessionDetach:   {handle: handleSessionDetach},
+		schema.MethodSessionList:     {handle: handleSessionList},
+		schema.MethodSessionClose:    {handle: handleSessionClose},
+		schema.MethodSessionClear:    {handle: handleSessionClear},
+		schema.MethodSessionPause:    {handle: handleSessionPause},
+		schema.MethodTurnStart:       {handle: handleTurnStart},
+		schema.MethodTurnCancel:      {handle: handleTurnCancel},
+		schema.MethodQueueList:       {handle: handleQueueList},
+		schema.MethodQueueUpdate:     {handle: handleQueueUpdate},
+		schema.MethodQueueMove:       {handle: handleQueueMove},
+		schema.MethodQueueRemove:     {handle: handleQueueRemove},
+		schema.MethodApprovalResolve: {handle: handleApprovalResolve},
+		schema.MethodDaemonStatus:    {handle: handleDaemonStatus},
 	}
 }
 
@@ -62,7 +68,7 @@ func init() {
 func AdvertisedMethods() []string {
 	var out []string
 	for name, m := range methodTable {
-		if strings.HasPrefix(name, "scv/") && m.handle != nil {
+		if strings.HasPrefix(name, schema.Namespace) && m.handle != nil {
 			out = append(out, name)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"scv/internal/fakeopenai"
 	"scv/lsp/lsptest"
+	"scv/lsp/schema"
 	"scv/runtime/session"
 )
 
@@ -18,7 +19,7 @@ func startHeld(t *testing.T, env *lsptest.Env, ed *lsptest.Editor, sid string) (
 	hold, release := env.Hold()
 	env.OpenAI.Enqueue(fakeopenai.Reply{Chunks: []string{"working"}, Hold: hold})
 	turnID = ed.StartTurn(sid, "a long task").TurnID
-	ed.AwaitNotification(session.EvAssistantDelta, lsptest.ForTurn(turnID), 0)
+	ed.AwaitNotification(schema.EvAssistantDelta, lsptest.ForTurn(turnID), 0)
 	return turnID, release
 }
 
@@ -56,7 +57,7 @@ func TestQueueWhileRunning(t *testing.T) {
 				t.Fatalf("queued entry = %+v", e)
 			}
 			entries = append(entries, *res.Entry)
-			ed.AwaitNotification(session.EvQueueEnqueued, func(n lsptest.Note) bool {
+			ed.AwaitNotification(schema.EvQueueEnqueued, func(n lsptest.Note) bool {
 				return strings.Contains(string(n.Params), `"queueId":"`+res.Entry.QueueID+`"`)
 			}, 0)
 		}
@@ -70,7 +71,7 @@ func TestQueueWhileRunning(t *testing.T) {
 		if upd.Entry.Revision != 2 || upd.Entry.Prompt != "second, revised" {
 			t.Errorf("queue/update = %+v, want revision 2", upd.Entry)
 		}
-		ed.AwaitNotification(session.EvQueueUpdated, nil, 0)
+		ed.AwaitNotification(schema.EvQueueUpdated, nil, 0)
 
 		// Stale revisions conflict and change nothing.
 		before := queueOf(t, ed, sid)
@@ -116,7 +117,7 @@ func TestQueueWhileRunning(t *testing.T) {
 		if rm != (session.RemoveResult{QueueID: q2, Revision: 1}) {
 			t.Errorf("remove = %+v", rm)
 		}
-		ed.AwaitNotification(session.EvQueueRemoved, nil, 0)
+		ed.AwaitNotification(schema.EvQueueRemoved, nil, 0)
 
 		// Bad prompts are refused whether the turn would start or queue.
 		for _, prompt := range []string{"", "  \n", strings.Repeat("x", session.MaxPromptBytes+1)} {
@@ -137,13 +138,13 @@ func TestQueueWhileRunning(t *testing.T) {
 		if !paused.Paused {
 			t.Errorf("pause answered %+v", paused)
 		}
-		ed.AwaitNotification(session.EvSessionPaused, nil, 0)
+		ed.AwaitNotification(schema.EvSessionPaused, nil, 0)
 		release()
-		ed.ExpectTerminal(first, session.EvTurnCompleted)
+		ed.ExpectTerminal(first, schema.EvTurnCompleted)
 		if q := queueOf(t, ed, sid); !q.Paused || len(q.Entries) != 2 {
 			t.Fatalf("after the turn ended while paused: %+v", q)
 		}
-		if n := len(ed.Notes(session.EvQueueDequeued, nil)); n != 0 {
+		if n := len(ed.Notes(schema.EvQueueDequeued, nil)); n != 0 {
 			t.Fatalf("a paused session dequeued %d prompts", n)
 		}
 
@@ -151,12 +152,12 @@ func TestQueueWhileRunning(t *testing.T) {
 		ed.MustCall("scv/session/pause", map[string]any{"sessionId": sid, "paused": false}, &paused)
 		var turns []string
 		for _, qid := range []string{q3, q1} {
-			deq := ed.AwaitNotification(session.EvQueueDequeued, lsptest.WithStr("queueId", qid), 0)
-			started := ed.AwaitNotification(session.EvTurnStarted, lsptest.WithStr("queueId", qid), 0)
+			deq := ed.AwaitNotification(schema.EvQueueDequeued, lsptest.WithStr("queueId", qid), 0)
+			started := ed.AwaitNotification(schema.EvTurnStarted, lsptest.WithStr("queueId", qid), 0)
 			if deq.TurnID == "" || started.TurnID != deq.TurnID || started.Index < deq.Index {
 				t.Fatalf("dequeued %s then started %s", deq, started)
 			}
-			ed.ExpectTerminal(started.TurnID, session.EvTurnCompleted)
+			ed.ExpectTerminal(started.TurnID, schema.EvTurnCompleted)
 			turns = append(turns, started.TurnID)
 		}
 		if q := queueOf(t, ed, sid); len(q.Entries) != 0 || q.Paused {
@@ -174,7 +175,7 @@ func TestQueueWhileRunning(t *testing.T) {
 		}
 		// The session can be cleared once idle.
 		ed.MustCall("scv/session/clear", map[string]any{"sessionId": sid}, nil)
-		ed.AwaitNotification(session.EvSessionCleared, nil, 0)
+		ed.AwaitNotification(schema.EvSessionCleared, nil, 0)
 	})
 }
 
@@ -203,9 +204,9 @@ func TestQueueLimit(t *testing.T) {
 		// Pause so cancelling starts nothing, then clear the queue.
 		ed.MustCall("scv/session/pause", map[string]any{"sessionId": sid, "paused": true}, nil)
 		ed.MustCall("scv/turn/cancel", map[string]any{"sessionId": sid, "turnId": turn}, nil)
-		ed.ExpectTerminal(turn, session.EvTurnCancelled)
+		ed.ExpectTerminal(turn, schema.EvTurnCancelled)
 		ed.MustCall("scv/session/clear", map[string]any{"sessionId": sid}, nil)
-		snapshot := ed.AwaitNotification(session.EvQueueSnapshot, nil, 0)
+		snapshot := ed.AwaitNotification(schema.EvQueueSnapshot, nil, 0)
 		if q := queueOf(t, ed, sid); len(q.Entries) != 0 || !strings.Contains(string(snapshot.Params), `"entries":[]`) {
 			t.Errorf("after clear: queue %+v, snapshot %s", q, snapshot.Params)
 		}
@@ -255,7 +256,7 @@ func TestTurnStartReplyPrecedesItsEvents(t *testing.T) {
 		if err := json.Unmarshal(started.Result, &res); err != nil || res.Status != "started" {
 			t.Fatalf("turn/start = %s %v", started.Result, started.Error)
 		}
-		ev := ed.AwaitNotification(session.EvTurnStarted, lsptest.ForTurn(res.TurnID), 0)
+		ev := ed.AwaitNotification(schema.EvTurnStarted, lsptest.ForTurn(res.TurnID), 0)
 		if ev.Index < started.Index || started.Index < mark {
 			t.Fatalf("turn/started (frame %d) arrived before its turn/start reply (frame %d)", ev.Index, started.Index)
 		}
@@ -264,7 +265,7 @@ func TestTurnStartReplyPrecedesItsEvents(t *testing.T) {
 		if err := json.Unmarshal(queued.Result, &res); err != nil || res.Status != "queued" {
 			t.Fatalf("second turn/start = %s %v", queued.Result, queued.Error)
 		}
-		enq := ed.AwaitNotification(session.EvQueueEnqueued, nil, 0)
+		enq := ed.AwaitNotification(schema.EvQueueEnqueued, nil, 0)
 		if enq.Index < queued.Index {
 			t.Fatalf("queue/enqueued (frame %d) arrived before its turn/start reply (frame %d)", enq.Index, queued.Index)
 		}

@@ -11,13 +11,14 @@ import (
 	"sync"
 	"time"
 
+	"scv/lsp/schema"
 	"scv/runtime/config"
 	"scv/runtime/provider"
 	"scv/runtime/session"
 )
 
 // ProtocolVersion is the major version of the scv protocol this server speaks.
-const ProtocolVersion = 1
+const ProtocolVersion = schema.ProtocolVersion
 
 // Modes of a server.
 const (
@@ -98,7 +99,7 @@ func NewServer(opts Options) *Server {
 		opts:   opts,
 		limits: limits,
 		sessions: session.NewManager(session.Options{
-			Home: opts.Home, Flags: opts.Flags, Getenv: opts.Getenv, Limits: limits, Frame: eventFrame,
+			Home: opts.Home, Flags: opts.Flags, Getenv: opts.Getenv, Limits: limits,
 		}),
 		started: time.Now(),
 		conns:   map[*conn]struct{}{},

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"scv/lsp/lsptest"
+	"scv/lsp/schema"
 	"scv/lsp/wire"
 	"scv/runtime/session"
 )
@@ -51,7 +52,7 @@ func TestSessionStartWithFifoAgentsFile(t *testing.T) {
 			t.Fatalf("session/start result %s: %v", r.Result, err)
 		}
 		// The model is not told about a file it was not given.
-		ed.ExpectTerminal(ed.StartTurn(snap.SessionID, "hi").TurnID, session.EvTurnCompleted)
+		ed.ExpectTerminal(ed.StartTurn(snap.SessionID, "hi").TurnID, schema.EvTurnCompleted)
 		reqs, err := env.OpenAI.WaitRequests(1, env.Timeout)
 		if err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"scv/lsp/schema"
 	"strings"
 	"testing"
 
@@ -29,21 +30,21 @@ func TestTurnStreamsDeltasAndUsage(t *testing.T) {
 		if res.Status != "started" || res.TurnID == "" || res.Entry != nil {
 			t.Fatalf("turn/start = %+v, want started with a turnId", res)
 		}
-		term := ed.ExpectTerminal(res.TurnID, session.EvTurnCompleted)
+		term := ed.ExpectTerminal(res.TurnID, schema.EvTurnCompleted)
 
-		started := ed.AwaitNotification(session.EvTurnStarted, lsptest.ForTurn(res.TurnID), 0)
+		started := ed.AwaitNotification(schema.EvTurnStarted, lsptest.ForTurn(res.TurnID), 0)
 		if started.Seq != 1 {
 			t.Errorf("the session's first event has seq %d, want 1", started.Seq)
 		}
 		var text strings.Builder
-		deltas := ed.Notes(session.EvAssistantDelta, lsptest.ForTurn(res.TurnID))
+		deltas := ed.Notes(schema.EvAssistantDelta, lsptest.ForTurn(res.TurnID))
 		for _, d := range deltas {
 			text.WriteString(d.Str("content"))
 		}
 		if text.String() != "Hello, world" || len(deltas) != 3 {
 			t.Errorf("%d deltas make %q, want 3 making %q", len(deltas), text.String(), "Hello, world")
 		}
-		completed := ed.AwaitNotification(session.EvAssistantCompleted, lsptest.ForTurn(res.TurnID), 0)
+		completed := ed.AwaitNotification(schema.EvAssistantCompleted, lsptest.ForTurn(res.TurnID), 0)
 		if completed.Str("content") != "Hello, world" {
 			t.Errorf("assistant/completed content = %q", completed.Str("content"))
 		}
@@ -110,7 +111,7 @@ func TestContextAttachmentsReachTheModel(t *testing.T) {
 					"start": map[string]any{"line": 1, "character": 0}, "end": map[string]any{"line": 2, "character": 0}}},
 			},
 		}, &res)
-		ed.ExpectTerminal(res.TurnID, session.EvTurnCompleted)
+		ed.ExpectTerminal(res.TurnID, schema.EvTurnCompleted)
 		reqs, err := env.OpenAI.WaitRequests(1, env.Timeout)
 		if err != nil {
 			t.Fatal(err)
@@ -156,7 +157,7 @@ func TestProviderFailuresFailTheTurn(t *testing.T) {
 				ed := connect(t, env)
 				sid := ed.StartSession("", nil).SessionID
 				turn := ed.StartTurn(sid, "hello").TurnID
-				failed := ed.ExpectTerminal(turn, session.EvTurnFailed)
+				failed := ed.ExpectTerminal(turn, schema.EvTurnFailed)
 				code := failed.Str("code")
 				if (tc.code != "" && code != tc.code) || !strings.HasPrefix(code, "provider_") {
 					t.Errorf("turn/failed code = %q, want %q", code, tc.code)
@@ -169,7 +170,7 @@ func TestProviderFailuresFailTheTurn(t *testing.T) {
 				}
 				// The session is still usable.
 				env.OpenAI.Enqueue(fakeopenai.Reply{Chunks: []string{"fine"}})
-				ed.ExpectTerminal(ed.StartTurn(sid, "again").TurnID, session.EvTurnCompleted)
+				ed.ExpectTerminal(ed.StartTurn(sid, "again").TurnID, schema.EvTurnCompleted)
 			})
 		}
 	})
@@ -185,14 +186,14 @@ func TestMaxStepsFailsTheTurn(t *testing.T) {
 		ed := connect(t, env)
 		sid := ed.StartSession("", nil).SessionID
 		turn := ed.StartTurn(sid, "loop forever").TurnID
-		failed := ed.ExpectTerminal(turn, session.EvTurnFailed)
+		failed := ed.ExpectTerminal(turn, schema.EvTurnFailed)
 		if failed.Str("code") != "max_steps" {
 			t.Errorf("turn/failed = %s, want code max_steps", failed.Params)
 		}
 		if got := len(env.OpenAI.Requests()); got != 2 {
 			t.Errorf("the provider got %d requests, want 2 (agent.max_steps)", got)
 		}
-		if n := len(ed.Notes(session.EvToolCompleted, lsptest.ForTurn(turn))); n != 2 {
+		if n := len(ed.Notes(schema.EvToolCompleted, lsptest.ForTurn(turn))); n != 2 {
 			t.Errorf("%d tool/completed, want 2", n)
 		}
 	})
@@ -227,7 +228,7 @@ func TestOversizedEventFailsTurnNotConnection(t *testing.T) {
 		ed := connect(t, env)
 		sid := ed.StartSession("", nil).SessionID
 		turn := ed.StartTurn(sid, "say a lot").TurnID
-		failed := ed.ExpectTerminal(turn, session.EvTurnFailed)
+		failed := ed.ExpectTerminal(turn, schema.EvTurnFailed)
 		if failed.Str("code") != "response_limit" {
 			t.Errorf("turn/failed = %s, want code response_limit", failed.Params)
 		}
@@ -237,18 +238,18 @@ func TestOversizedEventFailsTurnNotConnection(t *testing.T) {
 			}
 		}
 		// The connection and the session still work.
-		ed.ExpectTerminal(ed.StartTurn(sid, "short please").TurnID, session.EvTurnCompleted)
+		ed.ExpectTerminal(ed.StartTurn(sid, "short please").TurnID, schema.EvTurnCompleted)
 	})
 }
 
 func TestSessionStartOverrides(t *testing.T) {
 	each(t, func(t *testing.T, env *lsptest.Env) {
 		ed := connect(t, env)
-		snap := ed.StartSession("", map[string]any{"model": "override-model", "noTools": true})
+		snap := ed.StartSession("", &schema.SessionStartParams{Model: "override-model", NoTools: true})
 		if snap.Model != "override-model" {
 			t.Errorf("snapshot model = %q", snap.Model)
 		}
-		ed.ExpectTerminal(ed.StartTurn(snap.SessionID, "hi").TurnID, session.EvTurnCompleted)
+		ed.ExpectTerminal(ed.StartTurn(snap.SessionID, "hi").TurnID, schema.EvTurnCompleted)
 		reqs, err := env.OpenAI.WaitRequests(1, env.Timeout)
 		if err != nil {
 			t.Fatal(err)
@@ -276,8 +277,8 @@ func TestConcurrentSessionsKeepTheirOwnSeq(t *testing.T) {
 			turns = append(turns, ed.StartTurn(sid, "talk").TurnID)
 		}
 		for _, turn := range turns {
-			ed.ExpectTerminal(turn, session.EvTurnCompleted)
-			if n := len(ed.Notes(session.EvAssistantDelta, lsptest.ForTurn(turn))); n != len(chunks) {
+			ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+			if n := len(ed.Notes(schema.EvAssistantDelta, lsptest.ForTurn(turn))); n != len(chunks) {
 				t.Errorf("turn %s: %d deltas, want %d", turn, n, len(chunks))
 			}
 		}

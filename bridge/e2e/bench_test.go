@@ -15,6 +15,7 @@ import (
 
 	"scv/bridge"
 	"scv/lsp/client"
+	"scv/lsp/schema"
 	"scv/lsp/wire"
 	"scv/runtime/session"
 )
@@ -67,9 +68,9 @@ func newBenchConn(t testing.TB) *benchConn {
 
 func (bc *benchConn) notify(n client.Notification) {
 	switch n.Method {
-	case session.EvAssistantDelta:
+	case schema.EvAssistantDelta:
 		bc.deltas.Add(1)
-	case session.EvTurnCompleted:
+	case schema.EvTurnCompleted:
 		select {
 		case bc.completed <- struct{}{}:
 		default:
@@ -222,14 +223,14 @@ func (r *fanReader) event(n client.Notification, at time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
-	case n.Method == session.EvSessionLagged && r.err == nil:
+	case n.Method == schema.EvSessionLagged && r.err == nil:
 		r.err = fmt.Errorf("a reading connection lagged: %s", n.Params)
 	case p.SessionID != r.sid || p.Seq == 0:
 	case p.Seq != r.next && r.err == nil:
 		r.err = fmt.Errorf("got seq %d, want %d", p.Seq, r.next)
 	default:
 		r.next = p.Seq + 1
-		if n.Method == session.EvSessionPaused {
+		if n.Method == schema.EvSessionPaused {
 			r.arrived <- arrival{p.Seq, at}
 		}
 	}
@@ -384,7 +385,7 @@ func awaitLagged(b *testing.B, c raw, sid string) {
 		if err != nil {
 			b.Fatalf("the stalled connection ended before a lagged report: %v", err)
 		}
-		if strings.Contains(string(body), session.EvSessionLagged) && strings.Contains(string(body), sid) {
+		if strings.Contains(string(body), schema.EvSessionLagged) && strings.Contains(string(body), sid) {
 			return
 		}
 	}

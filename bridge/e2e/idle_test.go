@@ -33,16 +33,16 @@ func (c *fakeClock) advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// sink is a subscriber that keeps the methods it receives.
+// sink is a subscriber that keeps the events it receives.
 type sink struct {
-	mu      sync.Mutex
-	methods []string
+	mu     sync.Mutex
+	events []session.Payload
 }
 
 func (s *sink) Deliver(ev session.Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.methods = append(s.methods, ev.Method)
+	s.events = append(s.events, ev.Payload)
 }
 
 func TestIdleSessionsAreClosedAfterTheirIdleTime(t *testing.T) {
@@ -53,7 +53,7 @@ func TestIdleSessionsAreClosedAfterTheirIdleTime(t *testing.T) {
 	m := session.NewManager(session.Options{Home: e.home, Getenv: func(string) string { return "" }, Now: clock.Now})
 	start := func(sub session.Subscriber) *session.Session {
 		t.Helper()
-		s, err := m.Start(session.StartParams{Cwd: e.work}, sub, func(session.Snapshot) {})
+		s, _, err := m.Start(session.StartParams{Cwd: e.work}, sub)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func TestIdleSessionsAreClosedAfterTheirIdleTime(t *testing.T) {
 	running := start(runner)
 	hold, release := e.hold()
 	e.openai.Enqueue(fakeopenai.Reply{Chunks: []string{"busy"}, Hold: hold})
-	if _, err := running.StartTurn("work alone", nil, "1", nil); err != nil {
+	if _, err := running.StartTurn("work alone", nil, "1"); err != nil {
 		t.Fatal(err)
 	}
 

@@ -12,6 +12,7 @@ import (
 	"scv/internal/termsafe"
 	"scv/lsp"
 	"scv/lsp/headless"
+	"scv/lsp/schema"
 	"scv/runtime/session"
 )
 
@@ -68,7 +69,7 @@ func runHeadless(f sessionFlags, cwd, prompt string, approve headless.Approver) 
 	}()
 	return headless.Run(context.Background(), headless.Options{
 		Server:    opts,
-		Session:   map[string]any{"cwd": cwd},
+		Session:   schema.SessionStartParams{Cwd: cwd},
 		Prompt:    prompt,
 		Out:       os.Stdout,
 		Log:       os.Stderr,

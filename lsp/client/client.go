@@ -15,7 +15,9 @@ import (
 	"syscall"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
+	"scv/lsp/schema"
 	"scv/lsp/wire"
 )
 
@@ -69,7 +71,7 @@ type Client struct {
 }
 
 // ProtocolVersion is the scv protocol version the client asks for.
-const ProtocolVersion = 1
+const ProtocolVersion = schema.ProtocolVersion
 
 // ErrConnectionClosed means the server hung up.
 var ErrConnectionClosed = errors.New("the scv server closed the connection")
@@ -154,7 +156,7 @@ func (c *Client) dispatch(body []byte) {
 	switch view.Kind {
 	case jsonrpc2.MessageViewNotification:
 		method, _ := view.MethodString()
-		if method == "window/showMessage" {
+		if method == protocol.MethodWindowShowMessage {
 			var p struct {
 				Message string `json:"message"`
 			}
@@ -238,7 +240,9 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 		}
 		return nil
 	case <-ctx.Done():
-		_ = c.Notify("$/cancelRequest", map[string]int64{"id": id})
+		_ = c.Notify(protocol.MethodCancelRequest, struct {
+			ID int64 `json:"id"`
+		}{id})
 		return ctx.Err()
 	}
 }
@@ -246,18 +250,17 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 // Initialize performs the LSP handshake (initialize, then initialized) and
 // returns the initialize result.
 func (c *Client) Initialize(ctx context.Context, clientName string) (json.RawMessage, error) {
-	params := map[string]any{
-		"processId":             os.Getpid(),
-		"clientInfo":            map[string]any{"name": clientName},
-		"rootUri":               nil,
-		"capabilities":          map[string]any{},
-		"initializationOptions": map[string]any{"scv": map[string]any{"protocolVersion": ProtocolVersion}},
+	pid, version := os.Getpid(), ProtocolVersion
+	params := schema.InitializeParams{
+		ProcessID:             &pid,
+		ClientInfo:            &schema.ClientInfo{Name: clientName},
+		InitializationOptions: &schema.InitializationOptions{SCV: &schema.ClientOptions{ProtocolVersion: &version}},
 	}
 	var result json.RawMessage
-	if err := c.Call(ctx, "initialize", params, &result); err != nil {
+	if err := c.Call(ctx, protocol.MethodInitialize, params, &result); err != nil {
 		return nil, err
 	}
-	if err := c.Notify("initialized", map[string]any{}); err != nil {
+	if err := c.Notify(protocol.MethodInitialized, struct{}{}); err != nil {
 		return nil, fmt.Errorf("initialized: %w", err)
 	}
 	return result, nil

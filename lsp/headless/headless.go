@@ -16,9 +16,12 @@ import (
 	"strings"
 	"sync"
 
+	"go.lsp.dev/protocol"
 	"scv/internal/termsafe"
+
 	"scv/lsp"
 	"scv/lsp/client"
+	"scv/lsp/schema"
 	"scv/runtime/session"
 )
 
@@ -36,7 +39,7 @@ type Approver func(req session.ApprovalRequest) string
 // Options describe one headless turn.
 type Options struct {
 	Server    lsp.Options
-	Session   map[string]any // scv/session/start params (cwd, model, provider, …)
+	Session   schema.SessionStartParams
 	Prompt    string
 	Out       io.Writer // the answer
 	Log       io.Writer // tool calls, approvals, usage, errors
@@ -95,23 +98,23 @@ func (r *runner) take() []client.Notification {
 }
 
 func (r *runner) run(ctx context.Context, c *client.Client) (int, error) {
-	if err := c.Call(ctx, "initialize", map[string]any{
-		"processId": nil, "clientInfo": map[string]string{"name": "scv-headless"},
+	if err := c.Call(ctx, protocol.MethodInitialize, schema.InitializeParams{
+		ClientInfo: &schema.ClientInfo{Name: "scv-headless"},
 	}, nil); err != nil {
 		return ExitFailed, fmt.Errorf("initialize: %w", err)
 	}
-	_ = c.Notify("initialized", struct{}{})
-	var snap session.Snapshot
-	if err := c.Call(ctx, "scv/session/start", r.opts.Session, &snap); err != nil {
+	_ = c.Notify(protocol.MethodInitialized, struct{}{})
+	var snap schema.Snapshot
+	if err := c.Call(ctx, schema.MethodSessionStart, r.opts.Session, &snap); err != nil {
 		return ExitFailed, err
 	}
-	var started session.TurnStart
-	if err := c.Call(ctx, "scv/turn/start", map[string]any{"sessionId": snap.SessionID, "prompt": r.opts.Prompt}, &started); err != nil {
+	var started schema.TurnStartResult
+	if err := c.Call(ctx, schema.MethodTurnStart, schema.TurnStartParams{SessionID: snap.SessionID, Prompt: &r.opts.Prompt}, &started); err != nil {
 		return ExitFailed, err
 	}
 	status := r.follow(ctx, c, snap.SessionID, started.TurnID)
-	_ = c.Call(ctx, "shutdown", nil, nil)
-	_ = c.Notify("exit", nil)
+	_ = c.Call(ctx, protocol.MethodShutdown, nil, nil)
+	_ = c.Notify(protocol.MethodExit, nil)
 	return status, nil
 }
 
@@ -123,7 +126,7 @@ func (r *runner) follow(ctx context.Context, c *client.Client, sessionID, turnID
 		select {
 		case <-r.opts.Interrupt:
 			fmt.Fprintln(r.opts.Log, "\nscv: cancelling the turn…")
-			_ = c.Call(ctx, "scv/turn/cancel", map[string]string{"sessionId": sessionID, "turnId": turnID}, nil)
+			_ = c.Call(ctx, schema.MethodTurnCancel, schema.TurnCancelParams{SessionID: sessionID, TurnID: turnID}, nil)
 			continue
 		case <-c.Done():
 			fmt.Fprintf(r.opts.Log, "scv: the server connection ended: %s\n", termsafe.Escape(fmt.Sprint(c.Err())))
@@ -132,35 +135,35 @@ func (r *runner) follow(ctx context.Context, c *client.Client, sessionID, turnID
 		}
 		for _, n := range r.take() {
 			switch n.Method {
-			case session.EvAssistantDelta:
+			case schema.EvAssistantDelta:
 				var p struct{ Content string }
 				_ = json.Unmarshal(n.Params, &p)
 				_, _ = io.WriteString(r.opts.Out, text.Write(p.Content))
 				wroteText = true
-			case session.EvAssistantCompleted:
+			case schema.EvAssistantCompleted:
 				if wroteText {
 					_, _ = io.WriteString(r.opts.Out, text.Flush()+"\n")
 					wroteText = false
 				}
-			case session.EvToolProposed:
+			case schema.EvToolProposed:
 				var p struct{ Name, Arguments string }
 				_ = json.Unmarshal(n.Params, &p)
 				fmt.Fprintf(r.opts.Log, "→ %s %s\n", termsafe.Line(p.Name), oneLine(p.Arguments, 200))
-			case session.EvApprovalRequested:
+			case schema.EvApprovalRequested:
 				var p session.ApprovalRequest
 				_ = json.Unmarshal(n.Params, &p)
 				fmt.Fprintf(r.opts.Log, "? approval needed: %s (%s)\n%s\n", termsafe.Line(p.Name), termsafe.Line(p.Risk), indent(termsafe.Escape(p.Summary)))
 				decision := r.opts.Approve(p)
-				if err := c.Call(ctx, "scv/approval/resolve", map[string]string{
-					"sessionId": sessionID, "approvalId": p.ApprovalID, "decision": decision,
+				if err := c.Call(ctx, schema.MethodApprovalResolve, schema.ApprovalResolveParams{
+					SessionID: sessionID, ApprovalID: p.ApprovalID, Decision: decision,
 				}, nil); err != nil {
 					fmt.Fprintf(r.opts.Log, "scv: resolve approval: %s\n", termsafe.Escape(err.Error()))
 				}
-			case session.EvApprovalResolved:
+			case schema.EvApprovalResolved:
 				var p struct{ Decision string }
 				_ = json.Unmarshal(n.Params, &p)
 				fmt.Fprintf(r.opts.Log, "  decision: %s\n", termsafe.Line(p.Decision))
-			case session.EvToolCompleted:
+			case schema.EvToolCompleted:
 				var p struct {
 					Name      string
 					Success   bool
@@ -173,9 +176,9 @@ func (r *runner) follow(ctx context.Context, c *client.Client, sessionID, turnID
 					mark = "✗"
 				}
 				fmt.Fprintf(r.opts.Log, "%s %s: %s\n", mark, termsafe.Line(p.Name), oneLine(p.Output, 200))
-			case session.EvContextCompacted:
+			case schema.EvContextCompacted:
 				fmt.Fprintf(r.opts.Log, "(older messages were dropped to fit the context window)\n")
-			case session.EvTurnCompleted:
+			case schema.EvTurnCompleted:
 				_, _ = io.WriteString(r.opts.Out, text.Flush())
 				var p struct {
 					Steps int
@@ -184,11 +187,11 @@ func (r *runner) follow(ctx context.Context, c *client.Client, sessionID, turnID
 				_ = json.Unmarshal(n.Params, &p)
 				fmt.Fprintf(r.opts.Log, "— done in %d step(s); tokens: %d in, %d out\n", p.Steps, p.Usage.InputTokens, p.Usage.OutputTokens)
 				return ExitCompleted
-			case session.EvTurnCancelled:
+			case schema.EvTurnCancelled:
 				_, _ = io.WriteString(r.opts.Out, text.Flush())
 				fmt.Fprintln(r.opts.Log, "— cancelled")
 				return ExitCancelled
-			case session.EvTurnFailed:
+			case schema.EvTurnFailed:
 				_, _ = io.WriteString(r.opts.Out, text.Flush())
 				var p struct{ Code, Message string }
 				_ = json.Unmarshal(n.Params, &p)

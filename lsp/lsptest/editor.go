@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"go.lsp.dev/protocol"
+
 	"scv/lsp"
 	"scv/lsp/client"
-	"scv/runtime/session"
+	"scv/lsp/schema"
 )
 
 // Capabilities is capabilities.experimental.scv of the initialize result.
@@ -133,63 +135,61 @@ func (e *Editor) WriteBytes(b []byte) {
 func (e *Editor) Initialize() InitializeResult {
 	e.T.Helper()
 	var res InitializeResult
-	e.MustCall("initialize", map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{}}, &res)
-	e.Notify("initialized", map[string]any{})
+	e.MustCall(protocol.MethodInitialize, schema.InitializeParams{}, &res)
+	e.Notify(protocol.MethodInitialized, struct{}{})
 	return res
 }
 
 // StartSession starts a session in cwd (the Env's workspace when empty)
-// with extra scv/session/start params, and fails the test on error.
-func (e *Editor) StartSession(cwd string, params map[string]any) session.Snapshot {
+// with the other scv/session/start params of opts (nil for none), and
+// fails the test on error.
+func (e *Editor) StartSession(cwd string, opts *schema.SessionStartParams) schema.Snapshot {
 	e.T.Helper()
-	snap, err := e.TryStartSession(cwd, params)
+	snap, err := e.TryStartSession(cwd, opts)
 	if err != nil {
-		e.T.Fatalf("scv/session/start: %v", err)
+		e.T.Fatalf("%s: %v", schema.MethodSessionStart, err)
 	}
 	return snap
 }
 
 // TryStartSession is StartSession returning the error.
-func (e *Editor) TryStartSession(cwd string, params map[string]any) (session.Snapshot, error) {
+func (e *Editor) TryStartSession(cwd string, opts *schema.SessionStartParams) (schema.Snapshot, error) {
+	var p schema.SessionStartParams
+	if opts != nil {
+		p = *opts
+	}
+	p.Cwd = cwd
 	if cwd == "" {
-		cwd = e.Env.Work
+		p.Cwd = e.Env.Work
 	}
-	p := map[string]any{"cwd": cwd}
-	for k, v := range params {
-		p[k] = v
-	}
-	var snap session.Snapshot
-	err := e.Call("scv/session/start", p, &snap)
+	var snap schema.Snapshot
+	err := e.Call(schema.MethodSessionStart, p, &snap)
 	return snap, err
 }
 
 // StartTurn sends scv/turn/start and fails the test on error.
-func (e *Editor) StartTurn(sessionID, prompt string) session.TurnStart {
+func (e *Editor) StartTurn(sessionID, prompt string) schema.TurnStartResult {
 	e.T.Helper()
-	var res session.TurnStart
-	e.MustCall("scv/turn/start", map[string]any{"sessionId": sessionID, "prompt": prompt}, &res)
+	var res schema.TurnStartResult
+	e.MustCall(schema.MethodTurnStart, schema.TurnStartParams{SessionID: sessionID, Prompt: &prompt}, &res)
 	return res
 }
 
 // Attach sends scv/session/attach (afterSeq nil: no replay). Events of the
 // session received from now on start a new seq segment.
-func (e *Editor) Attach(sessionID string, afterSeq *uint64) (session.Snapshot, error) {
+func (e *Editor) Attach(sessionID string, afterSeq *uint64) (schema.Snapshot, error) {
 	e.mu.Lock()
 	e.inv.restart(sessionID)
 	e.mu.Unlock()
-	params := map[string]any{"sessionId": sessionID}
-	if afterSeq != nil {
-		params["afterSeq"] = *afterSeq
-	}
-	var snap session.Snapshot
-	err := e.Call("scv/session/attach", params, &snap)
+	var snap schema.Snapshot
+	err := e.Call(schema.MethodSessionAttach, schema.SessionAttachParams{SessionID: sessionID, AfterSeq: afterSeq}, &snap)
 	return snap, err
 }
 
 // Resolve answers an approval and fails the test on error.
 func (e *Editor) Resolve(sessionID, approvalID, decision string) {
 	e.T.Helper()
-	e.MustCall("scv/approval/resolve", map[string]any{"sessionId": sessionID, "approvalId": approvalID, "decision": decision}, nil)
+	e.MustCall(schema.MethodApprovalResolve, schema.ApprovalResolveParams{SessionID: sessionID, ApprovalID: approvalID, Decision: decision}, nil)
 }
 
 // Notes returns the notifications received so far that have method ("" for

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"scv/runtime/session"
+	"scv/lsp/schema"
 )
 
 // Note is one notification the editor received.
@@ -67,11 +67,7 @@ func (n Note) String() string {
 
 // IsTerminal reports whether method ends a turn.
 func IsTerminal(method string) bool {
-	switch method {
-	case session.EvTurnCompleted, session.EvTurnCancelled, session.EvTurnFailed:
-		return true
-	}
-	return false
+	return schema.IsTerminal(method)
 }
 
 // Predicates for AwaitNotification; nil matches everything.
@@ -129,7 +125,7 @@ func (v *invariants) restart(sessionID string) {
 }
 
 func (v *invariants) observe(n Note) {
-	if n.Method == session.EvSessionLagged {
+	if n.Method == schema.EvSessionLagged {
 		// The connection lost exactly that many events: the next one
 		// delivered continues after them.
 		var lag struct {
@@ -146,7 +142,7 @@ func (v *invariants) observe(n Note) {
 		}
 		v.lastSeq[n.SessionID] = n.Seq
 	}
-	if n.TurnID == "" || !strings.HasPrefix(n.Method, "scv/") {
+	if n.TurnID == "" || !strings.HasPrefix(n.Method, schema.Namespace) {
 		return
 	}
 	if prev, done := v.terminated[n.TurnID]; done {

@@ -89,7 +89,7 @@ func (s *Session) openApproval(t *turn, callID, name string, risk tools.Risk, su
 			Summary:    summary,
 		},
 	}
-	if err := s.emitLocked(EvApprovalRequested, p.request.Approval); err != nil {
+	if err := s.emitLocked(ApprovalRequested{p.request.Approval}); err != nil {
 		return nil, false, err
 	}
 	s.approvals = append(s.approvals, p)
@@ -133,11 +133,7 @@ func (s *Session) Resolve(approvalID, decision string) error {
 }
 
 func (s *Session) emitResolvedLocked(req ApprovalRequest, decision string) error {
-	return s.emitLocked(EvApprovalResolved, struct {
-		TurnID     string `json:"turnId"`
-		ApprovalID string `json:"approvalId"`
-		Decision   string `json:"decision"`
-	}{req.TurnID, req.ApprovalID, decision})
+	return s.emitLocked(ApprovalResolved{req.TurnID, req.ApprovalID, decision})
 }
 
 func (s *Session) dropApprovalLocked(approvalID string) bool {

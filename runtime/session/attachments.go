@@ -29,22 +29,33 @@ type Position struct {
 	Character int `json:"character"`
 }
 
+// resolved is a prompt's attachments: the text the model reads before the
+// prompt, and what the events say about them.
+type resolved struct {
+	text string
+	refs []ContextRef
+}
+
+func (r resolved) bytes() int { return len(r.text) }
+
 // resolveContext renders the attachments as the text the model reads
 // before the prompt. A file is read only inside the workspace.
-func (s *Session) resolveContext(items []ContextItem) (string, error) {
+func (s *Session) resolveContext(items []ContextItem) (resolved, error) {
 	var b strings.Builder
+	var refs []ContextRef
 	for i, item := range items {
 		path, err := s.contextPath(item.URI)
 		if err != nil {
-			return "", errorf(CodeInvalidParams, "context[%d].uri: %v", i, err)
+			return resolved{}, errorf(CodeInvalidParams, "context[%d].uri: %v", i, err)
 		}
+		refs = append(refs, ContextRef{URI: item.URI, Range: item.Range})
 		text := ""
 		if item.Text != nil {
 			text = *item.Text
 		} else {
 			data, err := readCapped(path, s.cfg.Tools.MaxReadBytes)
 			if err != nil {
-				return "", errorf(CodeInvalidParams, "context[%d].uri: %v", i, err)
+				return resolved{}, errorf(CodeInvalidParams, "context[%d].uri: %v", i, err)
 			}
 			text = string(data)
 			if item.Range != nil {
@@ -61,7 +72,7 @@ func (s *Session) resolveContext(items []ContextItem) (string, error) {
 		}
 		fmt.Fprintf(&b, "<attachment path=%q>\n%s\n</attachment>\n\n", where, validUTF8(text))
 	}
-	return b.String(), nil
+	return resolved{text: b.String(), refs: refs}, nil
 }
 
 func (s *Session) contextPath(uri string) (string, error) {

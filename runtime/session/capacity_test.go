@@ -21,7 +21,7 @@ func TestConcurrentStartsStayWithinMaxSessions(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := m.Start(StartParams{Cwd: cwd, Provider: "replay"}, discard{}, func(Snapshot) {})
+			_, _, err := m.Start(StartParams{Cwd: cwd, Provider: "replay"}, discard{})
 			errs <- err
 		}()
 	}
@@ -46,10 +46,10 @@ func TestConcurrentStartsStayWithinMaxSessions(t *testing.T) {
 	if err := m.Close(m.List()[0].SessionID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Start(StartParams{Cwd: cwd, Provider: "replay", ApprovalPolicy: "sometimes"}, discard{}, func(Snapshot) {}); CodeOf(err) != CodeInvalidParams {
+	if _, _, err := m.Start(StartParams{Cwd: cwd, Provider: "replay", ApprovalPolicy: "sometimes"}, discard{}); CodeOf(err) != CodeInvalidParams {
 		t.Fatalf("start with a bad policy: %v", err)
 	}
-	if _, err := m.Start(StartParams{Cwd: cwd, Provider: "replay"}, discard{}, func(Snapshot) {}); err != nil {
+	if _, _, err := m.Start(StartParams{Cwd: cwd, Provider: "replay"}, discard{}); err != nil {
 		t.Fatalf("the failed start kept its place: %v", err)
 	}
 }

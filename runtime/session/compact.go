@@ -63,12 +63,7 @@ func (s *Session) compact(t *turn) error {
 		return nil
 	}
 	s.history = append([]provider.Message(nil), s.history[cut:]...)
-	return s.emitLocked(EvContextCompacted, struct {
-		TurnID          string `json:"turnId"`
-		BeforeTokens    int    `json:"beforeTokens"`
-		AfterTokens     int    `json:"afterTokens"`
-		RemovedMessages int    `json:"removedMessages"`
-	}{t.id, before, total, cut})
+	return s.emitLocked(ContextCompacted{t.id, before, total, cut})
 }
 
 // groupEnd returns the index after the group that starts at i: a message

@@ -3,64 +3,228 @@ package session
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
+	"sync"
+
+	"scv/runtime/provider"
 )
 
-// Notification methods the runtime emits. The lsp package advertises this
-// list at initialize, so it must hold every method emit is called with.
-const (
-	EvTurnStarted        = "scv/turn/started"
-	EvAssistantDelta     = "scv/assistant/delta"
-	EvAssistantCompleted = "scv/assistant/completed"
-	EvToolProposed       = "scv/tool/proposed"
-	EvToolStarted        = "scv/tool/started"
-	EvToolCompleted      = "scv/tool/completed"
-	EvApprovalRequested  = "scv/approval/requested"
-	EvApprovalResolved   = "scv/approval/resolved"
-	EvContextCompacted   = "scv/context/compacted"
-	EvTurnCompleted      = "scv/turn/completed"
-	EvTurnCancelled      = "scv/turn/cancelled"
-	EvTurnFailed         = "scv/turn/failed"
-	EvQueueSnapshot      = "scv/queue/snapshot"
-	EvQueueEnqueued      = "scv/queue/enqueued"
-	EvQueueUpdated       = "scv/queue/updated"
-	EvQueueMoved         = "scv/queue/moved"
-	EvQueueRemoved       = "scv/queue/removed"
-	EvQueueDequeued      = "scv/queue/dequeued"
-	EvSessionPaused      = "scv/session/paused"
-	EvSessionCleared     = "scv/session/cleared"
-	EvSessionClosed      = "scv/session/closed"
-	// Per-connection notifications: no seq of their own, never in the ring.
-	EvSessionLagged = "scv/session/lagged"
-	EvSessionGap    = "scv/session/gap"
-)
-
-// Notifications lists every method above, in the order the protocol page
-// documents them.
-var Notifications = []string{
-	EvTurnStarted, EvAssistantDelta, EvAssistantCompleted, EvToolProposed, EvToolStarted,
-	EvToolCompleted, EvApprovalRequested, EvApprovalResolved, EvContextCompacted,
-	EvTurnCompleted, EvTurnCancelled, EvTurnFailed, EvQueueSnapshot, EvQueueEnqueued,
-	EvQueueUpdated, EvQueueMoved, EvQueueRemoved, EvQueueDequeued, EvSessionPaused,
-	EvSessionCleared, EvSessionClosed, EvSessionLagged, EvSessionGap,
-}
-
-// Event is one numbered notification of a session, encoded once and shared by
-// every attached connection.
+// Event is one numbered event of a session. The runtime says what
+// happened in Payload; a front door decides how it looks on its wire.
 type Event struct {
 	SessionID string
 	Seq       uint64
-	Method    string
-	Params    json.RawMessage
-	// Frame is the event as the transport writes it (Options.Frame), built
-	// once and shared by every attached connection.
-	Frame []byte
+	Payload   Payload
+	// size is the event's JSON size as measured against the frame limit.
+	size int
+	memo *memo
 }
+
+// Payload is one of the event types below.
+type Payload interface{ isPayload() }
 
 // Subscriber receives a session's events. Deliver is called with the
 // session's lock held, in seq order, and must not block.
 type Subscriber interface {
 	Deliver(ev Event)
+}
+
+// Encoded returns the event as an encoder identified by key renders it,
+// calling encode the first time only. The bytes are shared by every
+// connection and every replay of the event, so a front door encodes each
+// event once per dialect; key is any comparable value private to that door.
+//
+// The cache lives on the event rather than in each door so that a replay
+// from the ring, a late subscriber and a live delivery all find the same
+// bytes without a door keeping its own (session, seq) table.
+func (e Event) Encoded(key any, encode func(Event) []byte) []byte {
+	if e.memo == nil {
+		return encode(e)
+	}
+	m := e.memo
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.first.bytes != nil && m.first.key == key {
+		return m.first.bytes
+	}
+	for _, c := range m.more {
+		if c.key == key {
+			return c.bytes
+		}
+	}
+	b := encode(e)
+	if m.first.bytes == nil {
+		m.first = memoEntry{key, b}
+	} else {
+		m.more = append(m.more, memoEntry{key, b})
+	}
+	return b
+}
+
+// memo holds an event's encodings; the first dialect's sits inline, so
+// the common case of one dialect costs no slice.
+type memo struct {
+	mu    sync.Mutex
+	first memoEntry
+	more  []memoEntry
+}
+
+type memoEntry struct {
+	key   any
+	bytes []byte
+}
+
+// ContextRef names an attachment of a prompt without its text.
+type ContextRef struct {
+	URI   string `json:"uri"`
+	Range *Range `json:"range,omitempty"`
+}
+
+// The event types. Their JSON tags are the member names every dialect so
+// far shares; the scv dialect adds sessionId and seq before them.
+type (
+	TurnStarted struct {
+		TurnID  string       `json:"turnId"`
+		QueueID string       `json:"queueId,omitempty"`
+		Prompt  string       `json:"prompt"`
+		Context []ContextRef `json:"context,omitempty"`
+	}
+	AssistantDelta struct {
+		TurnID  string `json:"turnId"`
+		Content string `json:"content"`
+	}
+	AssistantCompleted struct {
+		TurnID  string `json:"turnId"`
+		Content string `json:"content"`
+	}
+	ToolProposed struct {
+		TurnID    string `json:"turnId"`
+		CallID    string `json:"callId"`
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+	ToolStarted struct {
+		TurnID string `json:"turnId"`
+		CallID string `json:"callId"`
+		Name   string `json:"name"`
+	}
+	ToolCompleted struct {
+		TurnID    string `json:"turnId"`
+		CallID    string `json:"callId"`
+		Name      string `json:"name"`
+		Success   bool   `json:"success"`
+		Output    string `json:"output"`
+		Truncated bool   `json:"truncated"`
+	}
+	ApprovalRequested struct{ Approval }
+	ApprovalResolved  struct {
+		TurnID     string `json:"turnId"`
+		ApprovalID string `json:"approvalId"`
+		Decision   string `json:"decision"`
+	}
+	ContextCompacted struct {
+		TurnID          string `json:"turnId"`
+		BeforeTokens    int    `json:"beforeTokens"`
+		AfterTokens     int    `json:"afterTokens"`
+		RemovedMessages int    `json:"removedMessages"`
+	}
+	TurnCompleted struct {
+		TurnID string         `json:"turnId"`
+		Steps  int            `json:"steps"`
+		Usage  provider.Usage `json:"usage"`
+	}
+	TurnCancelled struct {
+		TurnID string `json:"turnId"`
+	}
+	TurnFailed struct {
+		TurnID  string `json:"turnId"`
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}
+	QueueSnapshot struct{ QueueState }
+	QueueEnqueued struct {
+		Entry    QueueEntry `json:"entry"`
+		Position int        `json:"position"`
+	}
+	QueueUpdated struct {
+		Entry QueueEntry `json:"entry"`
+	}
+	QueueMoved    struct{ MoveResult }
+	QueueRemoved  struct{ RemoveResult }
+	QueueDequeued struct {
+		QueueID string `json:"queueId"`
+		TurnID  string `json:"turnId"`
+	}
+	SessionPaused struct {
+		Paused bool `json:"paused"`
+	}
+	SessionCleared struct{}
+	SessionClosed  struct{}
+)
+
+func (TurnStarted) isPayload()        {}
+func (AssistantDelta) isPayload()     {}
+func (AssistantCompleted) isPayload() {}
+func (ToolProposed) isPayload()       {}
+func (ToolStarted) isPayload()        {}
+func (ToolCompleted) isPayload()      {}
+func (ApprovalRequested) isPayload()  {}
+func (ApprovalResolved) isPayload()   {}
+func (ContextCompacted) isPayload()   {}
+func (TurnCompleted) isPayload()      {}
+func (TurnCancelled) isPayload()      {}
+func (TurnFailed) isPayload()         {}
+func (QueueSnapshot) isPayload()      {}
+func (QueueEnqueued) isPayload()      {}
+func (QueueUpdated) isPayload()       {}
+func (QueueMoved) isPayload()         {}
+func (QueueRemoved) isPayload()       {}
+func (QueueDequeued) isPayload()      {}
+func (SessionPaused) isPayload()      {}
+func (SessionCleared) isPayload()     {}
+func (SessionClosed) isPayload()      {}
+
+// eventTooLarge means an event exceeds what one server frame may carry.
+type eventTooLarge struct {
+	payload Payload
+	size    int
+	limit   int
+}
+
+func (e *eventTooLarge) Error() string {
+	return fmt.Sprintf("a %T event of %d bytes exceeds the server frame limit of %d bytes", e.payload, e.size, e.limit)
+}
+
+// emitLocked numbers, records and fans out one event. s.mu must be held.
+// An event whose JSON would not fit in a server frame is refused before it
+// takes a seq, so no door ever has to drop one.
+func (s *Session) emitLocked(p Payload) error {
+	size := payloadSize(p)
+	if size+frameOverheadBytes+len(s.id) > s.limits.MaxServerFrameBytes {
+		return &eventTooLarge{payload: p, size: size, limit: s.limits.MaxServerFrameBytes}
+	}
+	s.seq++
+	ev := Event{SessionID: s.id, Seq: s.seq, Payload: p, size: size, memo: &memo{}}
+	s.ring.push(ev)
+	for sub := range s.subs {
+		sub.Deliver(ev)
+	}
+	return nil
+}
+
+// payloadSize is the JSON size of an event's members. Deltas, the
+// streaming hot path, are measured without encoding them.
+func payloadSize(p Payload) int {
+	switch d := p.(type) {
+	case AssistantDelta:
+		return 24 + jsonStringLen(d.TurnID) + jsonStringLen(d.Content)
+	case AssistantCompleted:
+		return 24 + jsonStringLen(d.TurnID) + jsonStringLen(d.Content)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return 0
+	}
+	return len(b)
 }
 
 // QueueEntry is one waiting prompt.
@@ -70,13 +234,13 @@ type QueueEntry struct {
 	Prompt    string `json:"prompt"`
 	Submitter string `json:"submitter"`
 	// attachments is the editor context resolved when the prompt was queued.
-	attachments string
+	attachments resolved
 }
 
-func (e QueueEntry) bytes() int { return len(e.Prompt) + len(e.attachments) }
+func (e QueueEntry) bytes() int { return len(e.Prompt) + e.attachments.bytes() }
 
-// Approval is what an approval prompt shows: the members of
-// scv/approval/requested after sessionId and seq.
+// Approval is what an approval prompt shows: the members of an approval
+// request after its session and seq.
 type Approval struct {
 	TurnID     string `json:"turnId"`
 	ApprovalID string `json:"approvalId"`
@@ -87,96 +251,9 @@ type Approval struct {
 	Summary    string `json:"summary"`
 }
 
-// ApprovalRequest is the params of scv/approval/requested, also listed in
-// a Snapshot's pendingApprovals.
+// ApprovalRequest is an open approval as a Snapshot lists it.
 type ApprovalRequest struct {
 	SessionID string `json:"sessionId"`
 	Seq       uint64 `json:"seq"`
 	Approval
-}
-
-// eventTooLarge means an event's params exceed what one server frame may carry.
-type eventTooLarge struct {
-	method string
-	size   int
-	limit  int
-}
-
-func (e *eventTooLarge) Error() string {
-	return fmt.Sprintf("%s event of %d bytes exceeds the server frame limit of %d bytes", e.method, e.size, e.limit)
-}
-
-// emitLocked numbers, records and fans out one event. fields are the
-// event's own params; sessionId and seq are added here. s.mu must be held.
-func (s *Session) emitLocked(method string, fields any) error {
-	seq := s.seq + 1
-	params, err := encodeParams(s.id, seq, fields)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", method, err)
-	}
-	if len(params)+frameOverheadBytes > s.limits.MaxServerFrameBytes {
-		return &eventTooLarge{method: method, size: len(params), limit: s.limits.MaxServerFrameBytes}
-	}
-	s.seq = seq
-	ev := Event{SessionID: s.id, Seq: seq, Method: method, Params: params}
-	if s.frame != nil {
-		ev.Frame = s.frame(method, params)
-	}
-	s.ring.push(ev)
-	for sub := range s.subs {
-		sub.Deliver(ev)
-	}
-	return nil
-}
-
-// fieldAppender is implemented by the events sent most often (deltas) to
-// encode their members without reflection: the streaming hot path.
-type fieldAppender interface {
-	appendFields(dst []byte) []byte
-}
-
-// encodeParams writes sessionId and seq followed by fields' members into
-// one JSON object, so no event type needs a copy of the header.
-func encodeParams(sessionID string, seq uint64, fields any) (json.RawMessage, error) {
-	out := make([]byte, 0, 96+len(sessionID)+sizeHint(fields))
-	out = append(out, `{"sessionId":`...)
-	out = appendJSONString(out, sessionID)
-	out = append(out, `,"seq":`...)
-	out = strconv.AppendUint(out, seq, 10)
-	switch f := fields.(type) {
-	case nil:
-	case fieldAppender:
-		out = append(out, ',')
-		out = f.appendFields(out)
-	default:
-		rest, err := json.Marshal(fields)
-		if err != nil {
-			return nil, err
-		}
-		if len(rest) > 2 { // not "{}"
-			out = append(out, ',')
-			out = append(out, rest[1:len(rest)-1]...)
-		}
-	}
-	return append(out, '}'), nil
-}
-
-func sizeHint(fields any) int {
-	if d, ok := fields.(deltaFields); ok {
-		return len(d.turnID) + len(d.content) + len(d.content)/8
-	}
-	return 64
-}
-
-// deltaFields are the members of scv/assistant/delta and scv/assistant/completed.
-type deltaFields struct {
-	turnID  string
-	content string
-}
-
-func (d deltaFields) appendFields(dst []byte) []byte {
-	dst = append(dst, `"turnId":`...)
-	dst = appendJSONString(dst, d.turnID)
-	dst = append(dst, `,"content":`...)
-	return appendJSONString(dst, d.content)
 }

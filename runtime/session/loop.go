@@ -20,7 +20,7 @@ const notRunOutput = "not run: the turn ended first"
 // limit is reached, or the turn is cancelled or fails. The history keeps a
 // consistent shape whatever happens: every tool call gets a result.
 func (s *Session) runTurn(t *turn) outcome {
-	s.appendHistory(provider.Message{Role: provider.RoleUser, Content: t.attachments + t.prompt})
+	s.appendHistory(provider.Message{Role: provider.RoleUser, Content: t.attachments.text + t.prompt})
 	for {
 		if t.steps >= s.cfg.Agent.MaxSteps {
 			return outcome{err: errMaxSteps}
@@ -31,7 +31,7 @@ func (s *Session) runTurn(t *turn) outcome {
 		}
 		req := provider.Request{Model: s.model, Messages: s.requestMessages(), Tools: s.toolSpecs(), Limits: ResponseLimits(s.cfg)}
 		resp, err := s.provider.Stream(t.ctx, req, func(delta string) error {
-			return s.emitTurn(EvAssistantDelta, deltaFields{t.id, delta})
+			return s.emitTurn(AssistantDelta{t.id, delta})
 		})
 		t.usage.InputTokens += resp.Usage.InputTokens
 		t.usage.OutputTokens += resp.Usage.OutputTokens
@@ -46,7 +46,7 @@ func (s *Session) runTurn(t *turn) outcome {
 			return outcome{err: err}
 		}
 		if content != "" {
-			if err := s.emitTurn(EvAssistantCompleted, deltaFields{t.id, content}); err != nil {
+			if err := s.emitTurn(AssistantCompleted{t.id, content}); err != nil {
 				return outcome{err: err}
 			}
 		}
@@ -86,12 +86,7 @@ func (s *Session) runCalls(t *turn, calls []provider.ToolCall) error {
 
 // runCall proposes, gates and runs one call; it returns the text for the model.
 func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
-	if err := s.emitTurn(EvToolProposed, struct {
-		TurnID    string `json:"turnId"`
-		CallID    string `json:"callId"`
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	}{t.id, call.ID, call.Name, call.Arguments}); err != nil {
+	if err := s.emitTurn(ToolProposed{t.id, call.ID, call.Name, call.Arguments}); err != nil {
 		return "", err
 	}
 	tool, ok := s.registry.Get(call.Name)
@@ -118,11 +113,7 @@ func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
 			return res.Output, s.emitToolCompleted(t, call, res)
 		}
 	}
-	if err := s.emitTurn(EvToolStarted, struct {
-		TurnID string `json:"turnId"`
-		CallID string `json:"callId"`
-		Name   string `json:"name"`
-	}{t.id, call.ID, call.Name}); err != nil {
+	if err := s.emitTurn(ToolStarted{t.id, call.ID, call.Name}); err != nil {
 		return "", err
 	}
 	res := tool.Run(t.ctx, args)
@@ -134,14 +125,7 @@ func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
 }
 
 func (s *Session) emitToolCompleted(t *turn, call provider.ToolCall, res tools.Result) error {
-	return s.emitTurn(EvToolCompleted, struct {
-		TurnID    string `json:"turnId"`
-		CallID    string `json:"callId"`
-		Name      string `json:"name"`
-		Success   bool   `json:"success"`
-		Output    string `json:"output"`
-		Truncated bool   `json:"truncated"`
-	}{t.id, call.ID, call.Name, res.Success, validUTF8(res.Output), res.Truncated})
+	return s.emitTurn(ToolCompleted{t.id, call.ID, call.Name, res.Success, validUTF8(res.Output), res.Truncated})
 }
 
 func validUTF8(s string) string {

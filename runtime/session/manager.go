@@ -29,8 +29,6 @@ type Options struct {
 	Getenv func(string) string // environment lookup; os.Getenv when nil
 	Limits Limits              // wire limits every Snapshot carries; MaxSessions > 0 caps the open sessions
 	Now    func() time.Time    // clock; time.Now when nil
-	// Frame encodes an event for the wire once, for every subscriber.
-	Frame func(method string, params []byte) []byte
 	// Log receives what the runtime recovers from (a panic in a turn, with
 	// its stack); nil logs to stderr, which is the daemon's log file.
 	Log *slog.Logger
@@ -73,16 +71,16 @@ type StartParams struct {
 	Flags config.Overrides
 }
 
-// Start builds a session in an absolute workspace directory and attaches sub.
-// reply runs under the session lock before any event can reach sub.
-func (m *Manager) Start(p StartParams, sub Subscriber, reply func(Snapshot)) (*Session, error) {
+// Start builds a session in an absolute workspace directory and attaches
+// sub; every event sub receives comes after the returned Snapshot.
+func (m *Manager) Start(p StartParams, sub Subscriber) (*Session, Snapshot, error) {
 	cwd, err := checkCwd(p.Cwd)
 	if err != nil {
-		return nil, err
+		return nil, Snapshot{}, err
 	}
 	place, err := m.reserve()
 	if err != nil {
-		return nil, err
+		return nil, Snapshot{}, err
 	}
 	defer place.release()
 	var noTools *bool
@@ -99,17 +97,18 @@ func (m *Manager) Start(p StartParams, sub Subscriber, reply func(Snapshot)) (*S
 		Flags: p.Flags.With(m.opts.Flags),
 	})
 	if err != nil {
-		return nil, errorf(CodeInvalidParams, "%v", err)
+		return nil, Snapshot{}, errorf(CodeInvalidParams, "%v", err)
 	}
 	s, err := m.build(cwd, cfg)
 	if err != nil {
-		return nil, err
+		return nil, Snapshot{}, err
 	}
 	place.fill(s)
-	if err := s.Attach(sub, nil, func(snap Snapshot, _ []Event, _ uint64) { reply(snap) }); err != nil {
-		return nil, err
+	a, err := s.Attach(sub, nil)
+	if err != nil {
+		return nil, Snapshot{}, err
 	}
-	return s, nil
+	return s, a.Snapshot, nil
 }
 
 func checkCwd(cwd string) (string, error) {
@@ -183,7 +182,6 @@ func (m *Manager) build(cwd string, cfg config.Config) (*Session, error) {
 		registry:        registry,
 		workspace:       ws,
 		system:          sys.Text,
-		frame:           m.opts.Frame,
 		log:             m.opts.Log,
 		ctx:             ctx,
 		cancel:          cancel,

@@ -16,13 +16,12 @@ func validatePrompt(prompt string) error {
 	return nil
 }
 
-// enqueueLocked appends a prompt to the queue and announces it; accepted,
-// when set, runs first (the requester's reply goes out before the event).
-func (s *Session) enqueueLocked(prompt, attachments, submitter string, accepted func(QueueEntry, int)) (QueueEntry, int, error) {
+// enqueueLocked appends a prompt to the queue and announces it.
+func (s *Session) enqueueLocked(prompt string, att resolved, submitter string) (QueueEntry, int, error) {
 	if len(s.queue) >= MaxQueueItems {
 		return QueueEntry{}, 0, errorf(CodeQueueLimit, "the queue holds %d prompts already (maxQueueItems)", MaxQueueItems)
 	}
-	entry := QueueEntry{Revision: 1, Prompt: prompt, Submitter: submitter, attachments: attachments}
+	entry := QueueEntry{Revision: 1, Prompt: prompt, Submitter: submitter, attachments: att}
 	if s.queueBytes+entry.bytes() > MaxQueueBytes {
 		return QueueEntry{}, 0, errorf(CodeQueueLimit, "the queue would exceed %d bytes (maxQueueBytes)", MaxQueueBytes)
 	}
@@ -31,13 +30,7 @@ func (s *Session) enqueueLocked(prompt, attachments, submitter string, accepted 
 	s.queue = append(s.queue, entry)
 	s.queueBytes += entry.bytes()
 	position := len(s.queue) - 1
-	if accepted != nil {
-		accepted(entry, position)
-	}
-	err := s.emitLocked(EvQueueEnqueued, struct {
-		Entry    QueueEntry `json:"entry"`
-		Position int        `json:"position"`
-	}{entry, position})
+	err := s.emitLocked(QueueEnqueued{entry, position})
 	return entry, position, err
 }
 
@@ -75,9 +68,7 @@ func (s *Session) UpdateQueue(queueID string, revision uint64, prompt string) (Q
 	entry.Revision++
 	s.queue[i] = entry
 	s.queueBytes += grown
-	err = s.emitLocked(EvQueueUpdated, struct {
-		Entry QueueEntry `json:"entry"`
-	}{entry})
+	err = s.emitLocked(QueueUpdated{entry})
 	return entry, err
 }
 
@@ -120,7 +111,7 @@ func (s *Session) MoveQueue(queueID string, revision uint64, beforeID string) (M
 	entry.Revision++
 	s.queue = append(rest[:target:target], append([]QueueEntry{entry}, rest[target:]...)...)
 	res := MoveResult{QueueID: queueID, Revision: entry.Revision, Position: target}
-	return res, s.emitLocked(EvQueueMoved, res)
+	return res, s.emitLocked(QueueMoved{res})
 }
 
 // RemoveResult is the answer to scv/queue/remove.
@@ -141,7 +132,7 @@ func (s *Session) RemoveQueue(queueID string, revision uint64) (RemoveResult, er
 	s.queue = append(s.queue[:i:i], s.queue[i+1:]...)
 	s.queueBytes -= entry.bytes()
 	res := RemoveResult{QueueID: queueID, Revision: entry.Revision}
-	return res, s.emitLocked(EvQueueRemoved, res)
+	return res, s.emitLocked(QueueRemoved{res})
 }
 
 // Queue returns the queue and the paused flag.
@@ -161,9 +152,6 @@ func (s *Session) startNextLocked() {
 	s.queue = s.queue[1:]
 	s.queueBytes -= entry.bytes()
 	t := s.newTurnLocked(entry.Prompt, entry.attachments, entry.QueueID)
-	_ = s.emitLocked(EvQueueDequeued, struct {
-		QueueID string `json:"queueId"`
-		TurnID  string `json:"turnId"`
-	}{entry.QueueID, t.id})
+	_ = s.emitLocked(QueueDequeued{entry.QueueID, t.id})
 	s.launchLocked(t)
 }

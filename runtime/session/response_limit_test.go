@@ -23,7 +23,7 @@ func openAISession(t *testing.T, srv *fakeopenai.Server, providerKeys string) (*
 	}
 	m := NewManager(Options{Home: home, Getenv: func(string) string { return "" }})
 	rec := newWaitingRecorder()
-	s, err := m.Start(StartParams{Cwd: t.TempDir()}, rec, func(Snapshot) {})
+	s, _, err := m.Start(StartParams{Cwd: t.TempDir()}, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,13 +45,13 @@ func TestAStreamPastTheResponseCapFailsTheTurn(t *testing.T) {
 	srv.Enqueue(fakeopenai.Reply{Chunks: chunks, Hold: hold}, fakeopenai.Reply{Chunks: []string{"short"}})
 	s, rec := openAISession(t, srv, "")
 	turn := startTurn(t, s, "talk forever")
-	failed := rec.waitFor(t, EvTurnFailed, 1)
+	failed := rec.waitFor(t, TurnFailed{}, 1)
 	if failed["turnId"] != turn || failed["code"] != "response_limit" || !strings.Contains(failed["message"].(string), "provider.max_response_bytes") {
 		t.Fatalf("turn/failed = %v", failed)
 	}
 	s.turns.Wait()
 	startTurn(t, s, "short please")
-	rec.waitFor(t, EvTurnCompleted, 1)
+	rec.waitFor(t, TurnCompleted{}, 1)
 }
 
 func TestToolCallArgumentsPastTheirCapFailTheTurn(t *testing.T) {
@@ -60,7 +60,7 @@ func TestToolCallArgumentsPastTheirCapFailTheTurn(t *testing.T) {
 	srv.Enqueue(fakeopenai.Reply{ToolCalls: []provider.ToolCall{{ID: "c1", Name: "list_dir", Arguments: args}}})
 	s, rec := openAISession(t, srv, "")
 	startTurn(t, s, "call something huge")
-	failed := rec.waitFor(t, EvTurnFailed, 1)
+	failed := rec.waitFor(t, TurnFailed{}, 1)
 	if failed["code"] != "response_limit" || !strings.Contains(failed["message"].(string), "provider.max_tool_call_bytes") {
 		t.Fatalf("turn/failed = %v", failed)
 	}
@@ -77,12 +77,12 @@ func TestTheResponseCapsComeFromTheConfig(t *testing.T) {
 		t.Errorf("the session advertises %+v", s.limits)
 	}
 	startTurn(t, s, "say 1200 bytes")
-	if failed := rec.waitFor(t, EvTurnFailed, 1); failed["code"] != "response_limit" {
+	if failed := rec.waitFor(t, TurnFailed{}, 1); failed["code"] != "response_limit" {
 		t.Fatalf("turn/failed = %v", failed)
 	}
 	s.turns.Wait()
 	startTurn(t, s, "call with 300 bytes")
-	if failed := rec.waitFor(t, EvTurnFailed, 2); failed["code"] != "response_limit" {
+	if failed := rec.waitFor(t, TurnFailed{}, 2); failed["code"] != "response_limit" {
 		t.Fatalf("turn/failed = %v", failed)
 	}
 }

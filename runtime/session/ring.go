@@ -10,7 +10,9 @@ type ring struct {
 	bytes  int
 }
 
-func eventBytes(ev Event) int { return len(ev.Params) + len(ev.Frame) }
+// eventBytes counts an event twice its JSON size: its values and the one
+// encoding a front door usually memoizes on it.
+func eventBytes(ev Event) int { return 2 * ev.size }
 
 func (r *ring) push(ev Event) {
 	r.events = append(r.events, ev)

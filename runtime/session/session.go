@@ -24,7 +24,6 @@ type Session struct {
 	registry  *tools.Registry // never nil; empty without tools
 	workspace *tools.Workspace
 	system    string
-	frame     func(method string, params []byte) []byte
 	log       *slog.Logger // where a turn's panic and its stack go
 
 	// ctx ends when the session closes; every turn runs under it.
@@ -132,29 +131,35 @@ func (s *Session) Summary() Summary {
 	}
 }
 
+// Attachment is what a new subscriber learns at once: the state, the held
+// events after its afterSeq (oldest first) and, when the ring no longer
+// holds afterSeq+1, GapFrom, the oldest seq it still has. Every event
+// delivered to the subscriber afterwards has a seq above Snapshot.Seq.
+type Attachment struct {
+	Snapshot Snapshot
+	Replay   []Event
+	GapFrom  uint64
+}
+
 // Attach subscribes sub to the session's events. With afterSeq nil nothing
-// is replayed. reply runs under the session lock before any later event can
-// reach sub, so the caller can queue its answer and the replay in order:
-// gapFrom is non-zero when the ring no longer holds afterSeq+1.
-func (s *Session) Attach(sub Subscriber, afterSeq *uint64, reply func(snap Snapshot, replay []Event, gapFrom uint64)) error {
+// is replayed.
+func (s *Session) Attach(sub Subscriber, afterSeq *uint64) (Attachment, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return errorf(CodeSessionNotFound, "session %s is closed", s.id)
+		return Attachment{}, errorf(CodeSessionNotFound, "session %s is closed", s.id)
 	}
-	var replay []Event
-	var gapFrom uint64
+	a := Attachment{Snapshot: s.snapshotLocked()}
 	if afterSeq != nil && *afterSeq < s.seq {
 		var oldest uint64
-		replay, oldest = s.ring.after(*afterSeq)
+		a.Replay, oldest = s.ring.after(*afterSeq)
 		if oldest > *afterSeq+1 {
-			gapFrom = oldest
+			a.GapFrom = oldest
 		}
 	}
-	reply(s.snapshotLocked(), replay, gapFrom)
 	s.subs[sub] = struct{}{}
 	s.idleSince = time.Time{}
-	return nil
+	return a, nil
 }
 
 // Detach stops delivering events to sub. It reports whether sub was attached.
@@ -213,9 +218,7 @@ func (s *Session) Pause(paused bool) (bool, error) {
 	}
 	if s.paused != paused {
 		s.paused = paused
-		if err := s.emitLocked(EvSessionPaused, struct {
-			Paused bool `json:"paused"`
-		}{paused}); err != nil {
+		if err := s.emitLocked(SessionPaused{paused}); err != nil {
 			return paused, err
 		}
 	}
@@ -239,10 +242,10 @@ func (s *Session) Clear() error {
 	s.queue = nil
 	s.queueBytes = 0
 	s.sessionApproved = map[string]bool{}
-	if err := s.emitLocked(EvSessionCleared, nil); err != nil {
+	if err := s.emitLocked(SessionCleared{}); err != nil {
 		return err
 	}
-	return s.emitLocked(EvQueueSnapshot, s.queueStateLocked())
+	return s.emitLocked(QueueSnapshot{s.queueStateLocked()})
 }
 
 // close cancels the running turn, drops the queue and tells every client.
@@ -265,6 +268,6 @@ func (s *Session) close() {
 }
 
 func (s *Session) finishCloseLocked() {
-	_ = s.emitLocked(EvSessionClosed, nil)
+	_ = s.emitLocked(SessionClosed{})
 	s.subs = map[Subscriber]struct{}{}
 }

@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -16,14 +15,6 @@ import (
 type recorder struct{ events []Event }
 
 func (r *recorder) Deliver(ev Event) { r.events = append(r.events, ev) }
-
-func (r *recorder) methods() []string {
-	var out []string
-	for _, ev := range r.events {
-		out = append(out, ev.Method)
-	}
-	return out
-}
 
 // bareSession is a session with no provider or tools, for the parts of
 // the runtime that need neither.
@@ -50,7 +41,7 @@ func enqueue(t *testing.T, s *Session, prompts ...string) []QueueEntry {
 	defer s.mu.Unlock()
 	var out []QueueEntry
 	for _, p := range prompts {
-		e, _, err := s.enqueueLocked(p, "", "1", nil)
+		e, _, err := s.enqueueLocked(p, resolved{}, "1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +115,7 @@ func TestQueueLimits(t *testing.T) {
 		enqueue(t, s, fmt.Sprint(i))
 	}
 	s.mu.Lock()
-	_, _, err := s.enqueueLocked("one more", "", "1", nil)
+	_, _, err := s.enqueueLocked("one more", resolved{}, "1")
 	s.mu.Unlock()
 	if CodeOf(err) != CodeQueueLimit {
 		t.Fatalf("entry %d: %v", MaxQueueItems+1, err)
@@ -136,7 +127,7 @@ func TestQueueLimits(t *testing.T) {
 		enqueue(t, s, big)
 	}
 	s.mu.Lock()
-	_, _, err = s.enqueueLocked("x", "", "1", nil)
+	_, _, err = s.enqueueLocked("x", resolved{}, "1")
 	s.mu.Unlock()
 	if CodeOf(err) != CodeQueueLimit {
 		t.Fatalf("byte limit: %v", err)
@@ -191,10 +182,9 @@ func TestCompactionNeverSeparatesACallFromItsResult(t *testing.T) {
 		t.Fatalf("history after compaction = %d messages; want the newest prompt only", len(s.history))
 	}
 	last := rec.events[len(rec.events)-1]
-	var p struct{ BeforeTokens, AfterTokens, RemovedMessages int }
-	_ = json.Unmarshal(last.Params, &p)
-	if last.Method != EvContextCompacted || p.RemovedMessages != 4 || p.AfterTokens >= p.BeforeTokens {
-		t.Fatalf("compaction event %s %+v", last.Method, p)
+	p, ok := last.Payload.(ContextCompacted)
+	if !ok || p.RemovedMessages != 4 || p.AfterTokens >= p.BeforeTokens {
+		t.Fatalf("compaction event %T %+v", last.Payload, last.Payload)
 	}
 }
 
@@ -210,25 +200,26 @@ func TestAttachReplaysFromTheRingAndReportsAGap(t *testing.T) {
 	s, _ := bareSession(t)
 	s.mu.Lock()
 	for i := 0; i < ReplayEvents+10; i++ {
-		if err := s.emitLocked(EvSessionCleared, nil); err != nil {
+		if err := s.emitLocked(SessionCleared{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	s.mu.Unlock()
 	late := &recorder{}
 	after := uint64(ReplayEvents + 5)
-	var replayed []Event
-	var gap uint64
-	if err := s.Attach(late, &after, func(snap Snapshot, replay []Event, gapFrom uint64) { replayed, gap = replay, gapFrom }); err != nil {
+	a, err := s.Attach(late, &after)
+	if err != nil {
 		t.Fatal(err)
 	}
+	replayed, gap := a.Replay, a.GapFrom
 	if gap != 0 || len(replayed) != 5 || replayed[0].Seq != after+1 {
 		t.Fatalf("recent afterSeq: gap %d, %d events from %d", gap, len(replayed), replayed[0].Seq)
 	}
 	zero := uint64(0)
-	if err := s.Attach(late, &zero, func(snap Snapshot, replay []Event, gapFrom uint64) { replayed, gap = replay, gapFrom }); err != nil {
+	if a, err = s.Attach(late, &zero); err != nil {
 		t.Fatal(err)
 	}
+	replayed, gap = a.Replay, a.GapFrom
 	if gap != 11 || len(replayed) != ReplayEvents || replayed[0].Seq != 11 {
 		t.Fatalf("old afterSeq: gap %d, %d events from %d", gap, len(replayed), replayed[0].Seq)
 	}
@@ -243,7 +234,7 @@ func TestEventsOverTheFrameLimitAreRefused(t *testing.T) {
 	s, rec := bareSession(t)
 	s.limits.MaxServerFrameBytes = 1024
 	s.mu.Lock()
-	err := s.emitLocked(EvAssistantDelta, deltaFields{"t1", strings.Repeat("x", 2048)})
+	err := s.emitLocked(AssistantDelta{"t1", strings.Repeat("x", 2048)})
 	s.mu.Unlock()
 	if _, ok := err.(*eventTooLarge); !ok || len(rec.events) != 0 || s.seq != 0 {
 		t.Fatalf("oversized event: %v, %d delivered, seq %d", err, len(rec.events), s.seq)
@@ -252,16 +243,15 @@ func TestEventsOverTheFrameLimitAreRefused(t *testing.T) {
 
 func TestRingDropsOldEventsPastItsByteBudget(t *testing.T) {
 	var r ring
-	big := make([]byte, ReplayBytes/4+1)
+	big := ReplayBytes/8 + 1 // counted twice: values and one encoding
 	for seq := uint64(1); seq <= 10; seq++ {
-		r.push(Event{Seq: seq, Params: big})
+		r.push(Event{Seq: seq, size: big})
 	}
 	events, oldest := r.after(0)
 	if len(events) != 3 || oldest != 8 || r.bytes > ReplayBytes {
 		t.Fatalf("held %d events from %d, %d bytes", len(events), oldest, r.bytes)
 	}
-	huge := make([]byte, 2*ReplayBytes)
-	r.push(Event{Seq: 11, Params: huge})
+	r.push(Event{Seq: 11, size: ReplayBytes})
 	if events, oldest = r.after(0); len(events) != 1 || oldest != 11 {
 		t.Fatalf("an event over the whole budget: held %d from %d", len(events), oldest)
 	}
@@ -275,5 +265,31 @@ func TestRingStaysBoundedOverManyPushes(t *testing.T) {
 	events, oldest := r.after(0)
 	if len(events) != ReplayEvents || oldest != 9*ReplayEvents+8 || cap(r.events) > 4*ReplayEvents {
 		t.Fatalf("held %d from %d, capacity %d", len(events), oldest, cap(r.events))
+	}
+}
+
+func TestAnEventIsEncodedOncePerDialect(t *testing.T) {
+	s, rec := bareSession(t)
+	other := &recorder{}
+	s.subs[other] = struct{}{}
+	s.mu.Lock()
+	if err := s.emitLocked(AssistantDelta{"t1", "x"}); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Unlock()
+	type dialectA struct{}
+	type dialectB struct{}
+	calls := map[string]int{}
+	enc := func(name string) func(Event) []byte {
+		return func(Event) []byte { calls[name]++; return []byte(name) }
+	}
+	replay, _ := s.ring.after(0)
+	for _, ev := range []Event{rec.events[0], other.events[0], replay[0]} {
+		if string(ev.Encoded(dialectA{}, enc("a"))) != "a" || string(ev.Encoded(dialectB{}, enc("b"))) != "b" {
+			t.Fatal("wrong bytes from the memo")
+		}
+	}
+	if calls["a"] != 1 || calls["b"] != 1 {
+		t.Fatalf("encodings per dialect: %v, want one each", calls)
 	}
 }

@@ -24,7 +24,8 @@ func startIn(t *testing.T, userConfig string, prepare func(ws string)) (*Session
 	}
 	m := NewManager(Options{Home: home, Getenv: func(string) string { return "" }})
 	t.Cleanup(func() { m.CancelTurns(nil) })
-	return m.Start(StartParams{Cwd: ws}, &recorder{}, func(Snapshot) {})
+	s, _, err := m.Start(StartParams{Cwd: ws}, &recorder{})
+	return s, err
 }
 
 func replayConfig(script string) string {

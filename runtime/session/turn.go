@@ -15,7 +15,7 @@ import (
 type turn struct {
 	id          string
 	prompt      string
-	attachments string
+	attachments resolved
 	queueID     string
 	ctx         context.Context
 	cancel      context.CancelFunc
@@ -32,10 +32,8 @@ type TurnStart struct {
 }
 
 // StartTurn starts a turn, or queues the prompt while one runs. submitter
-// is the JSON-RPC id of the request, recorded on a queued entry. accepted,
-// when set, receives the result under the session lock before the events
-// it causes, so a client learns the turn or queue id before it sees it used.
-func (s *Session) StartTurn(prompt string, ctxItems []ContextItem, submitter string, accepted func(TurnStart)) (TurnStart, error) {
+// is the requester's id, recorded on a queued entry.
+func (s *Session) StartTurn(prompt string, ctxItems []ContextItem, submitter string) (TurnStart, error) {
 	if err := validatePrompt(prompt); err != nil {
 		return TurnStart{}, err
 	}
@@ -52,20 +50,14 @@ func (s *Session) StartTurn(prompt string, ctxItems []ContextItem, submitter str
 		return TurnStart{}, errorf(CodeUnsupported, "the scv daemon is shutting down; the prompt was not started")
 	}
 	if s.active != nil {
-		var res TurnStart
-		_, _, err := s.enqueueLocked(prompt, attachments, submitter, func(entry QueueEntry, position int) {
-			res = TurnStart{Status: "queued", Entry: &entry, Position: &position}
-			if accepted != nil {
-				accepted(res)
-			}
-		})
-		return res, err
+		entry, position, err := s.enqueueLocked(prompt, attachments, submitter)
+		if err != nil {
+			return TurnStart{}, err
+		}
+		return TurnStart{Status: "queued", Entry: &entry, Position: &position}, nil
 	}
 	t := s.newTurnLocked(prompt, attachments, "")
 	res := TurnStart{Status: "started", TurnID: t.id}
-	if accepted != nil {
-		accepted(res)
-	}
 	s.launchLocked(t)
 	return res, nil
 }
@@ -81,7 +73,7 @@ func (s *Session) CancelTurn(turnID string) error {
 	return nil
 }
 
-func (s *Session) newTurnLocked(prompt, attachments, queueID string) *turn {
+func (s *Session) newTurnLocked(prompt string, attachments resolved, queueID string) *turn {
 	t := &turn{id: uuid.NewString(), prompt: prompt, attachments: attachments, queueID: queueID}
 	t.ctx, t.cancel = context.WithCancel(s.ctx)
 	return t
@@ -92,10 +84,7 @@ func (s *Session) newTurnLocked(prompt, attachments, queueID string) *turn {
 func (s *Session) launchLocked(t *turn) {
 	s.active = t
 	s.idleSince = time.Time{}
-	_ = s.emitLocked(EvTurnStarted, struct {
-		TurnID  string `json:"turnId"`
-		QueueID string `json:"queueId,omitempty"`
-	}{t.id, t.queueID})
+	_ = s.emitLocked(TurnStarted{TurnID: t.id, QueueID: t.queueID, Prompt: t.prompt, Context: t.attachments.refs})
 	s.turns.Add(1)
 	go func() {
 		defer s.turns.Done()
@@ -129,16 +118,10 @@ func (s *Session) emitTerminalLocked(t *turn, o outcome) {
 	var perr *provider.Error
 	switch {
 	case o.err == nil:
-		_ = s.emitLocked(EvTurnCompleted, struct {
-			TurnID string         `json:"turnId"`
-			Steps  int            `json:"steps"`
-			Usage  provider.Usage `json:"usage"`
-		}{t.id, t.steps, t.usage})
+		_ = s.emitLocked(TurnCompleted{t.id, t.steps, t.usage})
 		return
 	case errors.Is(o.err, context.Canceled) && t.ctx.Err() != nil:
-		_ = s.emitLocked(EvTurnCancelled, struct {
-			TurnID string `json:"turnId"`
-		}{t.id})
+		_ = s.emitLocked(TurnCancelled{t.id})
 		return
 	case errors.As(o.err, &tooLarge):
 		s.emitFailedLocked(t, TurnFailedResponseLimit, o.err.Error())
@@ -154,18 +137,14 @@ func (s *Session) emitTerminalLocked(t *turn, o outcome) {
 }
 
 func (s *Session) emitFailedLocked(t *turn, code, message string) {
-	_ = s.emitLocked(EvTurnFailed, struct {
-		TurnID  string `json:"turnId"`
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	}{t.id, code, message})
+	_ = s.emitLocked(TurnFailed{t.id, code, message})
 }
 
 var errMaxSteps = errors.New("max steps reached")
 
 // emitTurn emits an event of a running turn from its goroutine.
-func (s *Session) emitTurn(method string, fields any) error {
+func (s *Session) emitTurn(p Payload) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.emitLocked(method, fields)
+	return s.emitLocked(p)
 }

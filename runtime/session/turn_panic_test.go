@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -35,8 +36,9 @@ func (r *waitingRecorder) Deliver(ev Event) {
 	r.changed = make(chan struct{})
 }
 
-// waitFor returns the params of the n-th (1-based) event of method.
-func (r *waitingRecorder) waitFor(t *testing.T, method string, n int) map[string]any {
+// waitFor returns, as JSON members, the n-th (1-based) event whose payload
+// has kind's type.
+func (r *waitingRecorder) waitFor(t *testing.T, kind Payload, n int) map[string]any {
 	t.Helper()
 	deadline := time.NewTimer(10 * time.Second)
 	defer deadline.Stop()
@@ -44,13 +46,17 @@ func (r *waitingRecorder) waitFor(t *testing.T, method string, n int) map[string
 		r.mu.Lock()
 		seen := 0
 		for _, ev := range r.events {
-			if ev.Method != method {
+			if reflect.TypeOf(ev.Payload) != reflect.TypeOf(kind) {
 				continue
 			}
 			if seen++; seen == n {
 				r.mu.Unlock()
+				data, err := json.Marshal(ev.Payload)
+				if err != nil {
+					t.Fatal(err)
+				}
 				var params map[string]any
-				if err := json.Unmarshal(ev.Params, &params); err != nil {
+				if err := json.Unmarshal(data, &params); err != nil {
 					t.Fatal(err)
 				}
 				return params
@@ -61,7 +67,7 @@ func (r *waitingRecorder) waitFor(t *testing.T, method string, n int) map[string
 		select {
 		case <-changed:
 		case <-deadline.C:
-			t.Fatalf("no %s #%d arrived", method, n)
+			t.Fatalf("no %T #%d arrived", kind, n)
 		}
 	}
 }
@@ -149,7 +155,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 
 func startTurn(t *testing.T, s *Session, prompt string) string {
 	t.Helper()
-	res, err := s.StartTurn(prompt, nil, "1", nil)
+	res, err := s.StartTurn(prompt, nil, "1")
 	if err != nil || res.Status != "started" {
 		t.Fatalf("start %q: %+v, %v", prompt, res, err)
 	}
@@ -163,7 +169,7 @@ func TestAPanickingProviderFailsTheTurnNotTheProcess(t *testing.T) {
 	}}
 	s, rec, logBuf := turnSession(t, prov, tools.NewRegistry())
 	first := startTurn(t, s, "one")
-	failed := rec.waitFor(t, EvTurnFailed, 1)
+	failed := rec.waitFor(t, TurnFailed{}, 1)
 	if failed["turnId"] != first || failed["code"] != "internal" {
 		t.Fatalf("turn/failed = %v", failed)
 	}
@@ -173,7 +179,7 @@ func TestAPanickingProviderFailsTheTurnNotTheProcess(t *testing.T) {
 		t.Fatalf("the log lacks the panic and its stack:\n%s", log)
 	}
 	second := startTurn(t, s, "two")
-	done := rec.waitFor(t, EvTurnCompleted, 1)
+	done := rec.waitFor(t, TurnCompleted{}, 1)
 	if done["turnId"] != second {
 		t.Fatalf("turn/completed = %v", done)
 	}
@@ -191,12 +197,12 @@ func TestAPanickingToolFailsTheTurnAndLeavesTheHistoryWhole(t *testing.T) {
 	}}
 	s, rec, _ := turnSession(t, prov, tools.NewRegistry(panickingTool{}))
 	startTurn(t, s, "one")
-	if failed := rec.waitFor(t, EvTurnFailed, 1); failed["code"] != "internal" {
+	if failed := rec.waitFor(t, TurnFailed{}, 1); failed["code"] != "internal" {
 		t.Fatalf("turn/failed = %v", failed)
 	}
 	s.turns.Wait()
 	startTurn(t, s, "two")
-	rec.waitFor(t, EvTurnCompleted, 1)
+	rec.waitFor(t, TurnCompleted{}, 1)
 	// Every call the model made has its answer, or the endpoint would
 	// refuse every later request of the session.
 	answered := map[string]bool{}

@@ -1,0 +1,110 @@
+package schema
+
+import "scv/runtime/session"
+
+// State values the protocol carries as the runtime defines them.
+type (
+	Snapshot        = session.Snapshot
+	Summary         = session.Summary
+	QueueEntry      = session.QueueEntry
+	QueueState      = session.QueueState
+	Limits          = session.Limits
+	Approval        = session.Approval
+	ApprovalRequest = session.ApprovalRequest
+	ContextItem     = session.ContextItem
+	ContextRef      = session.ContextRef
+	TurnStartResult = session.TurnStart
+	MoveResult      = session.MoveResult
+	RemoveResult    = session.RemoveResult
+)
+
+// SessionRef is the params of the requests that name only a session
+// (detach, close, clear, queue/list), and the start of every other one.
+type SessionRef struct {
+	SessionID string `json:"sessionId"`
+}
+
+// SessionStartParams is the params of scv/session/start.
+type SessionStartParams struct {
+	Cwd            string `json:"cwd"`
+	Model          string `json:"model,omitempty"`
+	Provider       string `json:"provider,omitempty"`
+	BaseURL        string `json:"baseUrl,omitempty"`
+	ApprovalPolicy string `json:"approvalPolicy,omitempty"`
+	NoTools        bool   `json:"noTools,omitempty"`
+}
+
+// SessionAttachParams is the params of scv/session/attach; AfterSeq nil
+// asks for no replay.
+type SessionAttachParams struct {
+	SessionID string  `json:"sessionId"`
+	AfterSeq  *uint64 `json:"afterSeq,omitempty"`
+}
+
+// SessionListResult is the result of scv/session/list.
+type SessionListResult struct {
+	Sessions []Summary `json:"sessions"`
+}
+
+// SessionPauseParams is the params of scv/session/pause.
+type SessionPauseParams struct {
+	SessionID string `json:"sessionId"`
+	Paused    *bool  `json:"paused"`
+}
+
+// SessionPauseResult is the result of scv/session/pause.
+type SessionPauseResult struct {
+	Paused bool `json:"paused"`
+}
+
+// TurnStartParams is the params of scv/turn/start.
+type TurnStartParams struct {
+	SessionID string        `json:"sessionId"`
+	Prompt    *string       `json:"prompt"`
+	Context   []ContextItem `json:"context,omitempty"`
+}
+
+// TurnCancelParams is the params of scv/turn/cancel.
+type TurnCancelParams struct {
+	SessionID string `json:"sessionId"`
+	TurnID    string `json:"turnId"`
+}
+
+// QueueEditParams is the params of scv/queue/update, move and remove:
+// Prompt is for update, BeforeQueueID for move.
+type QueueEditParams struct {
+	SessionID     string  `json:"sessionId"`
+	QueueID       string  `json:"queueId"`
+	Revision      *uint64 `json:"revision"`
+	Prompt        *string `json:"prompt,omitempty"`
+	BeforeQueueID string  `json:"beforeQueueId,omitempty"`
+}
+
+// QueueUpdateResult is the result of scv/queue/update.
+type QueueUpdateResult struct {
+	Entry QueueEntry `json:"entry"`
+}
+
+// ApprovalResolveParams is the params of scv/approval/resolve.
+type ApprovalResolveParams struct {
+	SessionID  string `json:"sessionId"`
+	ApprovalID string `json:"approvalId"`
+	Decision   string `json:"decision"`
+}
+
+// Empty is the result of requests that answer nothing but success.
+type Empty struct{}
+
+// DaemonStatus is the result of scv/daemon/status.
+type DaemonStatus struct {
+	Mode     string    `json:"mode"`
+	PID      int       `json:"pid"`
+	Version  string    `json:"version"`
+	UptimeMs int64     `json:"uptimeMs"`
+	Socket   string    `json:"socket"`
+	Clients  int       `json:"clients"`
+	Sessions []Summary `json:"sessions"`
+}
+
+// Ptr returns a pointer to v, for the optional members above.
+func Ptr[T any](v T) *T { return &v }
