@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -169,6 +170,9 @@ func applyFile(cfg *Config, src *Sources, path string, project bool) (bool, erro
 	if err != nil {
 		return false, err
 	}
+	// A list decoded from a file replaces the one before it; a project's
+	// env_deny is added to the user's instead, so it can only hide more.
+	userDeny := slices.Clone(cfg.Tools.Shell.EnvDeny)
 	meta, err := toml.Decode(string(data), cfg)
 	if err != nil {
 		return false, fmt.Errorf("config %s: %w", path, err)
@@ -179,6 +183,9 @@ func applyFile(cfg *Config, src *Sources, path string, project bool) (bool, erro
 	if project {
 		if err := checkProjectKeys(meta, cfg, path, src.UserFile); err != nil {
 			return false, err
+		}
+		if meta.IsDefined("tools", "shell", "env_deny") {
+			cfg.Tools.Shell.EnvDeny = append(userDeny, cfg.Tools.Shell.EnvDeny...)
 		}
 	}
 	for _, key := range meta.Keys() {
@@ -274,6 +281,10 @@ func checkProjectKeys(meta toml.MetaData, cfg *Config, path, userFile string) er
 			return fmt.Errorf("[%s] holds server-wide settings and may not be set in a project file (%s); set them in %s",
 				key[0], path, userFile)
 		}
+	}
+	if meta.IsDefined("tools", "shell", "env_allow") {
+		return fmt.Errorf("tools.shell.env_allow may not be set in a project file (%s): a repository must not pass your credentials to the commands it suggests; set it in %s",
+			path, userFile)
 	}
 	if meta.IsDefined("agent", "approval_policy") && cfg.Agent.ApprovalPolicy == PolicyAuto {
 		return fmt.Errorf("agent.approval_policy = %q may not be set in a project file (%s): a repository must not turn approvals off; set it in %s or at session start",

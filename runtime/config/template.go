@@ -39,7 +39,7 @@ func Template() string {
 		"# parameters from the editor, command-line flags.",
 		"# A workspace's file may not set provider.base_url, provider.api_key,",
 		"# provider.api_key_env, provider.headers, agent.approval_policy = \"auto\",",
-		"# or anything in [protocol] or [daemon].",
+		"# tools.shell.env_allow, or anything in [protocol] or [daemon].",
 		"")
 
 	w("[provider]",
@@ -80,6 +80,14 @@ func Template() string {
 	kv("Matches a grep returns at most.", "max_grep_matches", d.Tools.MaxGrepMatches)
 	w("")
 
+	w("[tools.shell]",
+		"# A shell command sees scv's environment minus the provider's key (its variable,",
+		"# and any variable holding the same value), names that look secret (*API_KEY*,",
+		"# *TOKEN*, *SECRET*, *PASSWORD*, *_KEY, *_KEY_ID, ...) and URLs with a password.")
+	kv("Names or globs of hidden variables to pass anyway (never the provider's key); not in a workspace's file.", "env_allow", d.Tools.Shell.EnvAllow)
+	kv("Names or globs of further variables to hide; a workspace's list adds to this one.", "env_deny", d.Tools.Shell.EnvDeny)
+	w("")
+
 	w("[context]")
 	kv("Token budget of the conversation history sent to the model.", "max_tokens", d.Context.MaxTokens)
 	w("")
@@ -109,6 +117,12 @@ func tomlValue(v any) string {
 		return strconv.Itoa(v)
 	case bool:
 		return strconv.FormatBool(v)
+	case []string:
+		parts := make([]string, len(v))
+		for i, s := range v {
+			parts[i] = tomlString(s)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
 	case map[string]string:
 		if len(v) == 0 {
 			return "{}"

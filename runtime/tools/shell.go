@@ -22,14 +22,15 @@ const shellDrainGrace = 2 * time.Second
 
 type shellTool struct {
 	workspaceTool
+	env ShellEnv
 }
 
 type shellArgs struct {
 	Command string `json:"command"`
 }
 
-func newShell(ws *Workspace, limits Limits) *shellTool {
-	return &shellTool{bind(ws, limits, spec{
+func newShell(ws *Workspace, limits Limits, env ShellEnv) *shellTool {
+	return &shellTool{env: env, workspaceTool: bind(ws, limits, spec{
 		name: "shell",
 		desc: fmt.Sprintf("Run a command with sh -c in the workspace root and return its combined stdout and stderr and exit code. "+
 			"Stdin is empty; the command is killed after %s, and background processes do not outlive it.", limits.ShellTimeout),
@@ -69,7 +70,7 @@ func (t *shellTool) Run(ctx context.Context, args json.RawMessage) Result {
 	defer pr.Close()
 	cmd := exec.CommandContext(runCtx, "sh", "-c", a.Command)
 	cmd.Dir = t.ws.Root()
-	cmd.Env = scrubEnv(os.Environ())
+	cmd.Env = t.env.filter(os.Environ())
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var killed atomic.Bool // set when the context ends the command
@@ -148,29 +149,6 @@ func killGroup(pgid int) error {
 		return nil // already gone
 	}
 	return err
-}
-
-// scrubEnv drops variables that look like credentials: the runtime's own
-// provider keys must not reach a command whose output goes to the model
-// and the editors.
-func scrubEnv(env []string) []string {
-	secretEnvMarkers := [...]string{"API_KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL"}
-	kept := env[:0:0]
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		upper := strings.ToUpper(name)
-		secret := false
-		for _, marker := range secretEnvMarkers {
-			if strings.Contains(upper, marker) {
-				secret = true
-				break
-			}
-		}
-		if !secret {
-			kept = append(kept, kv)
-		}
-	}
-	return kept
 }
 
 // trimPartialRune drops a rune cut in half by the output cap.
