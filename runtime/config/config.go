@@ -43,11 +43,23 @@ type Agent struct {
 type Tools struct {
 	// Enabled offers the tools to the model; false (or noTools at session
 	// start) makes a chat-only session.
-	Enabled             bool `toml:"enabled"`
-	MaxReadBytes        int  `toml:"max_read_bytes"`
-	MaxOutputBytes      int  `toml:"max_output_bytes"`
-	ShellTimeoutSeconds int  `toml:"shell_timeout_seconds"`
-	MaxGrepMatches      int  `toml:"max_grep_matches"`
+	Enabled             bool  `toml:"enabled"`
+	MaxReadBytes        int   `toml:"max_read_bytes"`
+	MaxOutputBytes      int   `toml:"max_output_bytes"`
+	ShellTimeoutSeconds int   `toml:"shell_timeout_seconds"`
+	MaxGrepMatches      int   `toml:"max_grep_matches"`
+	Shell               Shell `toml:"shell"`
+}
+
+// Shell adjusts which of scv's environment variables a shell command sees.
+// The provider's key is never passed, whatever these say.
+type Shell struct {
+	// EnvAllow re-admits variables hidden because their name or value
+	// looks like a credential (names or globs). Only the user may set it.
+	EnvAllow []string `toml:"env_allow"`
+	// EnvDeny hides more variables (names or globs). A project file's
+	// list is added to the user's.
+	EnvDeny []string `toml:"env_deny"`
 }
 
 // Context bounds the history sent to the model.

@@ -88,6 +88,7 @@ func Defaults() Config {
 			MaxOutputBytes:      DefaultMaxOutputBytes,
 			ShellTimeoutSeconds: DefaultShellTimeoutSeconds,
 			MaxGrepMatches:      DefaultMaxGrepMatches,
+			Shell:               Shell{EnvAllow: []string{}, EnvDeny: []string{}},
 		},
 		Context: Context{MaxTokens: DefaultContextMaxTokens},
 		Protocol: Protocol{

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -202,6 +203,9 @@ func applyFile(cfg *Config, src *Sources, path string, user *userLayer) (bool, f
 	if project && user.info != nil && os.SameFile(info, user.info) {
 		return false, nil, nil
 	}
+	// A list decoded from a file replaces the one before it; a project's
+	// env_deny is added to the user's instead, so it can only hide more.
+	userDeny := slices.Clone(cfg.Tools.Shell.EnvDeny)
 	meta, err := toml.Decode(string(data), cfg)
 	if err != nil {
 		return false, nil, fmt.Errorf("config %s: %w", path, err)
@@ -212,6 +216,9 @@ func applyFile(cfg *Config, src *Sources, path string, user *userLayer) (bool, f
 	if project {
 		if err := checkProjectKeys(meta, cfg, *user, path); err != nil {
 			return false, nil, err
+		}
+		if meta.IsDefined("tools", "shell", "env_deny") {
+			cfg.Tools.Shell.EnvDeny = append(userDeny, cfg.Tools.Shell.EnvDeny...)
 		}
 	}
 	for _, key := range meta.Keys() {

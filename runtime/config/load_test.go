@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -345,5 +346,53 @@ func TestLoadRejectsOddInputs(t *testing.T) {
 	writeFile(t, ProjectFile(cwd), "# "+strings.Repeat("x", MaxFileBytes)+"\n")
 	if _, _, err := Load(LoadOptions{Home: home, Cwd: cwd}); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Fatalf("huge file: %v", err)
+	}
+}
+
+// TestProjectShellEnvOnlyStricter: a project may hide more variables from
+// the shell, never re-admit one, and never drop the user's own denials.
+func TestProjectShellEnvOnlyStricter(t *testing.T) {
+	home, cwd := dirs(t)
+	writeFile(t, UserFile(home), "[tools.shell]\nenv_allow = [\"GITHUB_TOKEN\"]\nenv_deny = [\"USER_*\"]\n")
+	for _, content := range []string{
+		"[tools.shell]\nenv_allow = [\"*\"]\n",
+		"tools.shell.env_allow = []\n",
+		"[tools]\nshell = { env_allow = [\"AWS_*\"] }\n",
+	} {
+		writeFile(t, ProjectFile(cwd), content)
+		_, _, err := Load(LoadOptions{Home: home, Cwd: cwd})
+		if err == nil || !strings.Contains(err.Error(), "tools.shell.env_allow") ||
+			!strings.Contains(err.Error(), ProjectFile(cwd)) || !strings.Contains(err.Error(), UserFile(home)) {
+			t.Fatalf("%q: error = %v, want one naming tools.shell.env_allow, %s and %s", content, err, ProjectFile(cwd), UserFile(home))
+		}
+	}
+	writeFile(t, ProjectFile(cwd), "[tools.shell]\nenv_deny = [\"PROJECT_*\"]\n")
+	cfg, _, err := Load(LoadOptions{Home: home, Cwd: cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Tools.Shell.EnvDeny; !slices.Equal(got, []string{"USER_*", "PROJECT_*"}) {
+		t.Fatalf("env_deny = %v, want the user's and the project's", got)
+	}
+	if got := cfg.Tools.Shell.EnvAllow; !slices.Equal(got, []string{"GITHUB_TOKEN"}) {
+		t.Fatalf("env_allow = %v", got)
+	}
+	writeFile(t, ProjectFile(cwd), "[tools.shell]\nenv_deny = []\n")
+	if cfg, _, err = Load(LoadOptions{Home: home, Cwd: cwd}); err != nil || !slices.Equal(cfg.Tools.Shell.EnvDeny, []string{"USER_*"}) {
+		t.Fatalf("an empty project env_deny dropped the user's: %v, %v", cfg.Tools.Shell.EnvDeny, err)
+	}
+}
+
+func TestShellEnvPatternsValidated(t *testing.T) {
+	home, _ := dirs(t)
+	for key, content := range map[string]string{
+		"tools.shell.env_allow": "[tools.shell]\nenv_allow = [\"[\"]\n",
+		"tools.shell.env_deny":  "[tools.shell]\nenv_deny = [\"\"]\n",
+	} {
+		writeFile(t, UserFile(home), content)
+		_, _, err := Load(LoadOptions{Home: home})
+		if err == nil || !strings.Contains(err.Error(), key) {
+			t.Fatalf("%q: error = %v, want one naming %s", content, err, key)
+		}
 	}
 }

@@ -51,6 +51,10 @@ func checkProjectKeys(meta toml.MetaData, cfg *Config, user userLayer, path stri
 				key[0], path, user.file)
 		}
 	}
+	if meta.IsDefined("tools", "shell", "env_allow") {
+		return fmt.Errorf("tools.shell.env_allow may not be set in a project file (%s): a repository must not pass your credentials to the commands it suggests; set it in %s",
+			path, user.file)
+	}
 	if meta.IsDefined("agent", "approval_policy") {
 		p, u := cfg.Agent.ApprovalPolicy, user.cfg.Agent.ApprovalPolicy
 		// An unknown policy is validation's to report.

@@ -35,10 +35,11 @@ func Template() string {
 		"# $"+HomeEnv+" defaulting to ~/"+DefaultHomeDir+"), the workspace's "+filepath.Join(ProjectDir, FileName)+", session",
 		"# parameters from the editor, command-line flags.",
 		"# A workspace's file may only make scv stricter than this file: it may not set",
-		"# provider.kind, base_url, api_key, api_key_env, headers or replay_script, nor",
-		"# anything in [protocol] or [daemon]; it may lower a limit but not raise it,",
-		"# switch tools or skills off but not on, and choose an approval_policy only",
-		"# if it is at least as strict as yours (on-risk < always, on-risk < never).",
+		"# provider.kind, base_url, api_key, api_key_env, headers or replay_script,",
+		"# tools.shell.env_allow, nor anything in [protocol] or [daemon]; it may lower a",
+		"# limit but not raise it, switch tools or skills off but not on, add to",
+		"# tools.shell.env_deny, and choose an approval_policy only if it is at least as",
+		"# strict as yours (on-risk < always, on-risk < never).",
 		"")
 
 	w("[provider]",
@@ -81,6 +82,14 @@ func Template() string {
 	kv("Matches a grep returns at most.", "max_grep_matches", d.Tools.MaxGrepMatches)
 	w("")
 
+	w("[tools.shell]",
+		"# A shell command sees scv's environment minus the provider's key (its variable,",
+		"# and any variable holding the same value), names that look secret (*API_KEY*,",
+		"# *TOKEN*, *SECRET*, *PASSWORD*, *_KEY, *_KEY_ID, ...) and URLs with a password.")
+	kv("Names or globs of hidden variables to pass anyway (never the provider's key); not in a workspace's file.", "env_allow", d.Tools.Shell.EnvAllow)
+	kv("Names or globs of further variables to hide; a workspace's list adds to this one.", "env_deny", d.Tools.Shell.EnvDeny)
+	w("")
+
 	w("[context]")
 	kv("Token budget of what is sent to the model; the system prompt (with AGENTS.md) may take half of it.", "max_tokens", d.Context.MaxTokens)
 	w("")
@@ -111,6 +120,12 @@ func tomlValue(v any) string {
 		return strconv.Itoa(v)
 	case bool:
 		return strconv.FormatBool(v)
+	case []string:
+		parts := make([]string, len(v))
+		for i, s := range v {
+			parts[i] = tomlString(s)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
 	case map[string]string:
 		if len(v) == 0 {
 			return "{}"

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path"
 	"slices"
 	"strings"
 )
@@ -86,6 +87,15 @@ func (c Config) validate(origin func(string) string) error {
 	positive("tools.max_output_bytes", c.Tools.MaxOutputBytes)
 	positive("tools.shell_timeout_seconds", c.Tools.ShellTimeoutSeconds)
 	positive("tools.max_grep_matches", c.Tools.MaxGrepMatches)
+	envPatterns := func(key string, patterns []string) {
+		for _, p := range patterns {
+			if _, err := path.Match(p, ""); err != nil || p == "" {
+				bad(key, "%q is not a variable name or glob pattern", p)
+			}
+		}
+	}
+	envPatterns("tools.shell.env_allow", c.Tools.Shell.EnvAllow)
+	envPatterns("tools.shell.env_deny", c.Tools.Shell.EnvDeny)
 
 	positive("context.max_tokens", c.Context.MaxTokens)
 

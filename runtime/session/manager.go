@@ -161,6 +161,11 @@ func (m *Manager) build(cwd string, cfg config.Config) (*Session, error) {
 			MaxOutputBytes: cfg.Tools.MaxOutputBytes,
 			ShellTimeout:   time.Duration(cfg.Tools.ShellTimeoutSeconds) * time.Second,
 			MaxGrepMatches: cfg.Tools.MaxGrepMatches,
+		}, tools.ShellEnv{
+			ProviderKeyEnv: cfg.Provider.APIKeyEnv,
+			ProviderKey:    cfg.APIKey(m.opts.Getenv),
+			Allow:          cfg.Tools.Shell.EnvAllow,
+			Deny:           cfg.Tools.Shell.EnvDeny,
 		})
 		if len(sys.Skills) > 0 {
 			all = append(all, prompt.NewReadSkillTool(sys.Skills, cfg.Tools.MaxReadBytes))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -82,29 +83,31 @@ func (s spec) decode(args json.RawMessage, dst any) error {
 	return nil
 }
 
-// openText opens a regular text file for reading. Anything else (a
-// directory, a FIFO that would block, a device, a binary file) is refused.
-func openText(ws *Workspace, path string) (*os.File, error) {
-	info, err := os.Stat(path)
+// openText opens a regular text file of the workspace for reading.
+// Anything else (a directory, a FIFO that would block, a device, a binary
+// file) is refused.
+func (w *Workspace) openText(path string) (*os.File, error) {
+	root, name, err := w.locate(path)
 	if err != nil {
 		return nil, err
 	}
-	if info.IsDir() {
-		return nil, fmt.Errorf("%s is a directory", ws.Rel(path))
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", ws.Rel(path))
-	}
-	f, err := os.Open(path)
+	defer root.Close()
+	return openText(root, name)
+}
+
+// openText opens name under root if it is a regular text file.
+func openText(root *os.Root, name string) (*os.File, error) {
+	f, _, err := openRegular(root, name)
 	if err != nil {
 		return nil, err
 	}
 	if err := sniffFile(f); err != nil {
 		f.Close()
+		rel := filepath.ToSlash(name)
 		if errors.Is(err, errBinary) {
-			return nil, fmt.Errorf("%s looks like a binary file; only text files can be read", ws.Rel(path))
+			return nil, fmt.Errorf("%s looks like a binary file; only text files can be read", rel)
 		}
-		return nil, fmt.Errorf("read %s: %w", ws.Rel(path), err)
+		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
 	return f, nil
 }

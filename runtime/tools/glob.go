@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -140,29 +139,42 @@ func (t *globTool) Run(ctx context.Context, args json.RawMessage) Result {
 		return t.fail("%v", err)
 	}
 	base, _ := pat.literalPrefix()
-	realBase, err := t.ws.Resolve(orDot(base))
+	root, name, err := t.ws.locate(orDot(base))
 	if err != nil {
 		return t.fail("%v", err)
 	}
-	if _, err := os.Stat(realBase); err != nil {
+	defer root.Close()
+	start := filepath.ToSlash(name)
+	if _, err := root.Stat(name); err != nil {
 		return Result{Success: true, Output: "no matches"}
 	}
 	var matches []string
 	truncated := false
-	err = filepath.WalkDir(realBase, func(p string, d fs.DirEntry, err error) error {
+	// The walk reads directories through the root and does not follow
+	// symlinks; see grep.
+	err = fs.WalkDir(root.FS(), start, func(p string, d fs.DirEntry, err error) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if err != nil {
 			return nil // unreadable entries are skipped, not fatal
 		}
-		rel := path.Join(base, strings.TrimPrefix(filepath.ToSlash(strings.TrimPrefix(p, realBase)), "/"))
-		if d.IsDir() {
-			if d.Name() == skipDirName && p != realBase {
-				return filepath.SkipDir
+		// Matches are named as the pattern names them: under base, even
+		// when base is a symlink to another directory of the workspace.
+		rel := base
+		if p != start {
+			sub := p
+			if start != "." {
+				sub = strings.TrimPrefix(p, start+"/")
 			}
-			if p != realBase && !pat.mayContain(rel) {
-				return filepath.SkipDir
+			rel = path.Join(base, sub)
+		}
+		if d.IsDir() {
+			if d.Name() == skipDirName && p != start {
+				return fs.SkipDir
+			}
+			if p != start && !pat.mayContain(rel) {
+				return fs.SkipDir
 			}
 		}
 		if rel == "" || !pat.match(rel) {
@@ -170,7 +182,7 @@ func (t *globTool) Run(ctx context.Context, args json.RawMessage) Result {
 		}
 		if len(matches) == maxListEntries {
 			truncated = true
-			return filepath.SkipAll
+			return fs.SkipAll
 		}
 		if d.IsDir() {
 			rel += "/"

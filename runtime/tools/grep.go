@@ -64,7 +64,6 @@ func (t *grepTool) Summary(args json.RawMessage) string {
 
 // grepRun is the state of one search.
 type grepRun struct {
-	ws      *Workspace
 	re      *regexp.Regexp
 	nameGlb string      // matched against base names
 	pathGlb globPattern // matched against workspace-relative paths
@@ -85,7 +84,7 @@ func (t *grepTool) Run(ctx context.Context, args json.RawMessage) Result {
 	if err != nil {
 		return t.fail("invalid pattern %q: %v", a.Pattern, err)
 	}
-	g := &grepRun{ws: t.ws, re: re, max: t.limits.MaxGrepMatches, out: lineWriter{max: t.limits.MaxOutputBytes}}
+	g := &grepRun{re: re, max: t.limits.MaxGrepMatches, out: lineWriter{max: t.limits.MaxOutputBytes}}
 	if strings.Contains(a.Glob, "/") {
 		if g.pathGlb, err = parseGlob(a.Glob); err != nil {
 			return t.fail("glob: %v", err)
@@ -96,17 +95,21 @@ func (t *grepTool) Run(ctx context.Context, args json.RawMessage) Result {
 		}
 		g.nameGlb = a.Glob
 	}
-	root := orDot(a.Path)
-	real, err := t.ws.Resolve(root)
+	root, name, err := t.ws.locate(orDot(a.Path))
 	if err != nil {
 		return t.fail("%v", err)
 	}
-	info, err := os.Stat(real)
+	defer root.Close()
+	info, err := root.Stat(name)
 	if err != nil {
 		return t.fail("%v", err)
 	}
 	if info.IsDir() {
-		err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+		// The walk reads directories through the root and does not follow
+		// symlinks, so nothing outside the workspace is listed or searched
+		// even if a directory is swapped for a link mid-walk.
+		start := filepath.ToSlash(name)
+		err = fs.WalkDir(root.FS(), start, func(p string, d fs.DirEntry, err error) error {
 			if cerr := ctx.Err(); cerr != nil {
 				return cerr
 			}
@@ -114,8 +117,8 @@ func (t *grepTool) Run(ctx context.Context, args json.RawMessage) Result {
 				return nil // unreadable entries are skipped, not fatal
 			}
 			if d.IsDir() {
-				if d.Name() == skipDirName && p != real {
-					return filepath.SkipDir
+				if d.Name() == skipDirName && p != start {
+					return fs.SkipDir
 				}
 				return nil
 			}
@@ -123,17 +126,25 @@ func (t *grepTool) Run(ctx context.Context, args json.RawMessage) Result {
 			if !d.Type().IsRegular() || !g.wanted(p) {
 				return nil
 			}
-			return g.file(ctx, p)
+			f, _, err := openRegular(root, filepath.FromSlash(p))
+			if err != nil {
+				return nil
+			}
+			defer f.Close()
+			if sniffFile(f) != nil {
+				return nil // binary files are skipped
+			}
+			return g.file(ctx, f, p)
 		})
 	} else {
 		// A file named outright is checked like read_file does, so a
 		// binary one is reported rather than silently matching nothing.
-		f, oerr := openText(t.ws, real)
+		f, oerr := openText(root, name)
 		if oerr != nil {
 			return t.fail("%v", oerr)
 		}
+		err = g.file(ctx, f, filepath.ToSlash(name))
 		f.Close()
-		err = g.file(ctx, real)
 	}
 	truncated := errors.Is(err, errGrepFull)
 	if err != nil && !truncated {
@@ -149,29 +160,23 @@ func (t *grepTool) Run(ctx context.Context, args json.RawMessage) Result {
 	return Result{Success: true, Output: validUTF8(out), Truncated: truncated}
 }
 
+// wanted reports whether the file at the workspace-relative slash path p
+// is to be searched.
 func (g *grepRun) wanted(p string) bool {
 	if g.nameGlb != "" {
-		ok, _ := path.Match(g.nameGlb, filepath.Base(p))
+		ok, _ := path.Match(g.nameGlb, path.Base(p))
 		return ok
 	}
 	if g.pathGlb != nil {
-		return g.pathGlb.match(g.ws.Rel(p))
+		return g.pathGlb.match(p)
 	}
 	return true
 }
 
-// file searches one file. Files that cannot be opened or are binary are
-// skipped: one unreadable file should not spoil a tree-wide search.
-func (g *grepRun) file(ctx context.Context, p string) error {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	if err := sniffFile(f); err != nil {
-		return nil
-	}
-	rel := g.ws.Rel(p)
+// file searches one opened file, named rel in the output. A read error
+// ends this file only: one unreadable file should not spoil a tree-wide
+// search.
+func (g *grepRun) file(ctx context.Context, f *os.File, rel string) error {
 	r := bufio.NewReader(f)
 	for n := 1; ; n++ {
 		line, _, err := nextLine(r, maxGrepLineBytes)

@@ -42,7 +42,7 @@ func writeFiles(t *testing.T, root string, files map[string]string) {
 
 func toolNamed(t *testing.T, ws *Workspace, limits Limits, name string) Tool {
 	t.Helper()
-	tool, ok := NewRegistry(Builtin(ws, limits)...).Get(name)
+	tool, ok := NewRegistry(Builtin(ws, limits, ShellEnv{})...).Get(name)
 	if !ok {
 		t.Fatalf("no tool %q", name)
 	}

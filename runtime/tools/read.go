@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"slices"
 	"strings"
+	"syscall"
 )
 
 // maxListEntries bounds how many names list_dir and glob return.
@@ -65,11 +68,7 @@ func (t *readFileTool) Run(ctx context.Context, args json.RawMessage) Result {
 		return t.fail("limit must not be negative, got %d", a.Limit)
 	}
 	first := max(a.Offset, 1)
-	real, err := t.ws.Resolve(a.Path)
-	if err != nil {
-		return t.fail("%v", err)
-	}
-	f, err := openText(t.ws, real)
+	f, err := t.ws.openText(a.Path)
 	if err != nil {
 		return t.fail("%v", err)
 	}
@@ -176,18 +175,7 @@ func (t *listDirTool) Run(ctx context.Context, args json.RawMessage) Result {
 		return Result{Output: validUTF8(err.Error())}
 	}
 	path := orDot(a.Path)
-	real, err := t.ws.Resolve(path)
-	if err != nil {
-		return t.fail("%v", err)
-	}
-	info, err := os.Stat(real)
-	if err != nil {
-		return t.fail("%v", err)
-	}
-	if !info.IsDir() {
-		return t.fail("%s is not a directory", path)
-	}
-	entries, err := os.ReadDir(real)
+	entries, err := t.readDir(path)
 	if err != nil {
 		return t.fail("%v", err)
 	}
@@ -219,4 +207,30 @@ func orDot(path string) string {
 		return "."
 	}
 	return path
+}
+
+// readDir lists a workspace directory, sorted by name. The directory is
+// opened through the workspace root and read from that descriptor.
+func (t *listDirTool) readDir(path string) ([]fs.DirEntry, error) {
+	root, name, err := t.ws.locate(path)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	// O_DIRECTORY refuses anything else without opening it, so a FIFO
+	// cannot block the call.
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ENOTDIR) {
+		return nil, fmt.Errorf("%s is not a directory", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, nil
 }

@@ -38,9 +38,9 @@ func (r *Registry) All() []Tool {
 }
 
 // Builtin returns the standard tools confined to ws: the read-only ones
-// first, then the writers, then shell. Limits left at zero take the
-// defaults.
-func Builtin(ws *Workspace, limits Limits) []Tool {
+// first, then the writers, then shell, whose commands see scv's
+// environment filtered by env. Limits left at zero take the defaults.
+func Builtin(ws *Workspace, limits Limits, env ShellEnv) []Tool {
 	limits = limits.withDefaults()
 	return []Tool{
 		newReadFile(ws, limits),
@@ -49,6 +49,6 @@ func Builtin(ws *Workspace, limits Limits) []Tool {
 		newGlob(ws, limits),
 		newWriteFile(ws, limits),
 		newEditFile(ws, limits),
-		newShell(ws, limits),
+		newShell(ws, limits, env),
 	}
 }

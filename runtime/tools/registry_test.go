@@ -9,7 +9,7 @@ import (
 
 func TestBuiltinRegistry(t *testing.T) {
 	ws := newTestWorkspace(t)
-	reg := NewRegistry(Builtin(ws, Limits{})...)
+	reg := NewRegistry(Builtin(ws, Limits{}, ShellEnv{})...)
 	var names []string
 	for _, tool := range reg.All() {
 		names = append(names, tool.Name())
@@ -38,7 +38,7 @@ func TestBuiltinRegistry(t *testing.T) {
 	}
 
 	// A later tool with a taken name replaces the earlier one in place.
-	builtin := Builtin(ws, Limits{})
+	builtin := Builtin(ws, Limits{}, ShellEnv{})
 	override := newReadFile(ws, DefaultLimits())
 	reg = NewRegistry(append(builtin, override)...)
 	if got, _ := reg.Get("read_file"); got != Tool(override) {
@@ -50,7 +50,7 @@ func TestBuiltinRegistry(t *testing.T) {
 }
 
 func TestSchemas(t *testing.T) {
-	for _, tool := range Builtin(newTestWorkspace(t), Limits{}) {
+	for _, tool := range Builtin(newTestWorkspace(t), Limits{}, ShellEnv{}) {
 		var schema struct {
 			Type       string                     `json:"type"`
 			Properties map[string]json.RawMessage `json:"properties"`

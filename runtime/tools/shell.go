@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,24 +17,28 @@ import (
 	"unicode/utf8"
 )
 
-// shellDrainGrace is how long Run keeps reading output after the process
-// group has been killed. Only a process that left the group (setsid) can
-// still hold the pipe then; it is not waited for beyond this.
+// shellDrainGrace is how long Run keeps reading output after the call's
+// processes have been killed. Only a process that both left the group and
+// cleared its environment can still hold the pipe then; it is not waited
+// for beyond this.
 const shellDrainGrace = 2 * time.Second
 
 type shellTool struct {
 	workspaceTool
+	env ShellEnv
 }
 
 type shellArgs struct {
 	Command string `json:"command"`
 }
 
-func newShell(ws *Workspace, limits Limits) *shellTool {
-	return &shellTool{bind(ws, limits, spec{
+func newShell(ws *Workspace, limits Limits, env ShellEnv) *shellTool {
+	return &shellTool{env: env, workspaceTool: bind(ws, limits, spec{
 		name: "shell",
 		desc: fmt.Sprintf("Run a command with sh -c in the workspace root and return its combined stdout and stderr and exit code. "+
-			"Stdin is empty; the command is killed after %s, and background processes do not outlive it.", limits.ShellTimeout),
+			"Stdin is empty; the command is killed after %s. When the call ends (exit, timeout or cancel) every process it started is killed, "+
+			"including background jobs and jobs that used setsid or nohup, unless such a job also cleared its environment (env -i). "+
+			"Credentials in the environment (the provider's API key, *_KEY, *TOKEN*, *SECRET*, *PASSWORD*, URLs with passwords) are not passed.", limits.ShellTimeout),
 		params: params{
 			{name: "command", typ: typeString, required: true, desc: "The shell command line."},
 		},
@@ -69,7 +75,11 @@ func (t *shellTool) Run(ctx context.Context, args json.RawMessage) Result {
 	defer pr.Close()
 	cmd := exec.CommandContext(runCtx, "sh", "-c", a.Command)
 	cmd.Dir = t.ws.Root()
-	cmd.Env = scrubEnv(os.Environ())
+	marker, err := newCallMarker()
+	if err != nil {
+		return t.fail("%v", err)
+	}
+	cmd.Env = append(t.env.filter(os.Environ()), marker)
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var killed atomic.Bool // set when the context ends the command
@@ -77,6 +87,7 @@ func (t *shellTool) Run(ctx context.Context, args json.RawMessage) Result {
 		killed.Store(true)
 		return killGroup(cmd.Process.Pid)
 	}
+	becomeSubreaper()
 	if err := cmd.Start(); err != nil {
 		pw.Close()
 		return t.fail("start sh: %v", err)
@@ -96,10 +107,12 @@ func (t *shellTool) Run(ctx context.Context, args json.RawMessage) Result {
 	zombie := waitNoReap(pgid)
 	if zombie {
 		_ = killGroup(pgid)
+		sweepCall(marker, pgid, pgid)
 	}
 	waitErr := cmd.Wait()
 	if !zombie {
 		_ = killGroup(pgid)
+		sweepCall(marker, pgid, pgid)
 	}
 	grace := time.NewTimer(shellDrainGrace)
 	select {
@@ -141,6 +154,20 @@ func (t *shellTool) Run(ctx context.Context, args json.RawMessage) Result {
 	return Result{Success: success, Output: validUTF8(text + status), Truncated: out.truncated}
 }
 
+// callMarkerEnv names the variable that marks every process of one shell
+// call: descendants inherit it, so the call's cleanup can find them even
+// after they left its process group.
+const callMarkerEnv = "SCV_SHELL_CALL"
+
+// newCallMarker returns a fresh "SCV_SHELL_CALL=<random>" entry.
+func newCallMarker() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("mark the command's processes: %w", err)
+	}
+	return callMarkerEnv + "=" + hex.EncodeToString(b[:]), nil
+}
+
 // killGroup sends SIGKILL to every process in the group led by pgid.
 func killGroup(pgid int) error {
 	err := syscall.Kill(-pgid, syscall.SIGKILL)
@@ -148,29 +175,6 @@ func killGroup(pgid int) error {
 		return nil // already gone
 	}
 	return err
-}
-
-// scrubEnv drops variables that look like credentials: the runtime's own
-// provider keys must not reach a command whose output goes to the model
-// and the editors.
-func scrubEnv(env []string) []string {
-	secretEnvMarkers := [...]string{"API_KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL"}
-	kept := env[:0:0]
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		upper := strings.ToUpper(name)
-		secret := false
-		for _, marker := range secretEnvMarkers {
-			if strings.Contains(upper, marker) {
-				secret = true
-				break
-			}
-		}
-		if !secret {
-			kept = append(kept, kv)
-		}
-	}
-	return kept
 }
 
 // trimPartialRune drops a rune cut in half by the output cap.

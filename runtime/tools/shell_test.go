@@ -3,6 +3,9 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -127,44 +130,85 @@ func TestShellBackgroundDoesNotOutlive(t *testing.T) {
 	waitGroupGone(t, readPid(t, filepath.Join(ws.Root(), "pgid")))
 }
 
-// TestShellEscapedGrandchild: a grandchild that left the group (setsid)
-// cannot be killed with it and keeps the pipe open; Run still returns,
-// after the bounded drain.
-func TestShellEscapedGrandchild(t *testing.T) {
+// TestShellSetsidChildDoesNotOutlive: a job that left the command's
+// process group and session (setsid) is still killed, and reaped, when the
+// call returns, times out or is cancelled.
+func TestShellSetsidChildDoesNotOutlive(t *testing.T) {
 	ws := newTestWorkspace(t)
 	limits := testLimits()
-	limits.ShellTimeout = 300 * time.Millisecond
+	limits.ShellTimeout = 2 * time.Second
 	tool := toolNamed(t, ws, limits, "shell")
 	pidFile := filepath.Join(ws.Root(), "escaped")
-	t.Cleanup(func() {
-		if b, err := os.ReadFile(pidFile); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				_ = syscall.Kill(pid, syscall.SIGKILL) // the test started it
-			}
-		}
-	})
-	// The job writes its pid file after setsid, so once the file exists it
-	// has left the group; the command waits for that before going on.
-	escape := "setsid sh -c 'echo $$ > escaped.tmp; mv escaped.tmp escaped; exec sleep 100' & " +
-		"while [ ! -f escaped ]; do sleep 0.01; done; "
-	for _, tc := range []struct{ command, suffix string }{
-		{escape + "echo done", "done\n[exit code: 0]"},
-		{escape + "sleep 100", "[timed out after 300ms; process group killed]"},
+	// The inner shell writes the job's pid after setsid, so once the file
+	// exists the job has left the group and the session.
+	escape := "setsid sh -c 'sleep 300 & echo $! > escaped.tmp; mv escaped.tmp escaped'; "
+	for _, tc := range []struct {
+		name, command, suffix string
+		cancel                bool
+	}{
+		{"returns", escape + "echo done", "done\n[exit code: 0]", false},
+		{"times out", escape + "sleep 100", "[timed out after 2s; process group killed]", false},
+		{"cancelled", escape + "sleep 100", "[cancelled; process group killed]", true},
 	} {
-		os.Remove(pidFile)
-		res := runBounded(t, context.Background(), tool, tc.command)
-		if !strings.HasSuffix(res.Output, tc.suffix) {
-			t.Fatalf("%s: got %+v", tc.command, res)
-		}
-		if !strings.Contains(tc.suffix, "timed out") {
-			// Only then is the escape certain to have happened.
-			pid := readPid(t, pidFile)
-			if err := syscall.Kill(pid, 0); err != nil {
-				t.Fatalf("escaped process %d is gone (%v): the test did not hold the pipe", pid, err)
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(pidFile)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.cancel {
+				go func() {
+					// Cancel once the job has escaped; the test's end stops this.
+					for ctx.Err() == nil {
+						if _, err := os.Stat(pidFile); err == nil {
+							cancel()
+						}
+						time.Sleep(10 * time.Millisecond) // polling interval
+					}
+				}()
 			}
-			_ = syscall.Kill(pid, syscall.SIGKILL) // the test started it
-		}
+			res := runBounded(t, ctx, tool, tc.command)
+			if !strings.HasSuffix(res.Output, tc.suffix) {
+				t.Fatalf("got %+v", res)
+			}
+			pid := readPid(t, pidFile)
+			t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) }) // if the test failed
+			waitFor(t, fmt.Sprintf("escaped process %d to be gone", pid), func() bool {
+				_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+				return errors.Is(err, fs.ErrNotExist)
+			})
+		})
 	}
+}
+
+// TestShellCallsKeepEachOthersProcesses: a call's cleanup kills only what
+// that call started, not a concurrent call's jobs.
+func TestShellCallsKeepEachOthersProcesses(t *testing.T) {
+	ws := newTestWorkspace(t)
+	tool := toolNamed(t, ws, testLimits(), "shell")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	long := make(chan Result, 1)
+	go func() {
+		long <- tool.Run(ctx, argsJSON(t, map[string]any{"command": "setsid sleep 300 & echo $! > long.tmp; mv long.tmp long.pid; wait"}))
+	}()
+	pid := readPid(t, filepath.Join(ws.Root(), "long.pid"))
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) }) // if the test failed
+	res := runBounded(t, context.Background(), tool, "setsid sleep 300 & echo done")
+	if res.Output != "done\n[exit code: 0]" {
+		t.Fatalf("got %+v", res)
+	}
+	if !running(pid) {
+		t.Fatalf("the other call's job %d was killed", pid)
+	}
+	cancel()
+	select {
+	case <-long:
+	case <-time.After(liveBound):
+		t.Fatal("Run did not return after cancel")
+	}
+	waitFor(t, "the long call's job to be gone", func() bool {
+		_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+		return errors.Is(err, fs.ErrNotExist)
+	})
 }
 
 // runBounded runs a shell command, failing the test if Run does not return.
@@ -211,6 +255,16 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func waitGroupGone(t *testing.T, pgid int) {
 	t.Helper()
 	waitFor(t, "process group to die", func() bool { return len(liveInGroup(t, pgid)) == 0 })
+}
+
+// running reports whether pid is a live process (not a zombie).
+func running(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
 }
 
 // liveInGroup lists the processes of a group that are still running.

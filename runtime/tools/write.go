@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -22,7 +21,8 @@ const (
 
 // change is a planned write: the file, what it holds now and what it will.
 type change struct {
-	real, rel string
+	ws        *Workspace
+	path, rel string // as given, and workspace-relative
 	exists    bool
 	binary    bool // old content is binary or too large to diff
 	old, new  string
@@ -69,34 +69,25 @@ func (c change) summary(tool string, max int) string {
 
 // readCurrent loads the file a write would replace, if there is one.
 func readCurrent(ws *Workspace, path string) (change, error) {
-	real, err := ws.Resolve(path)
+	root, name, err := ws.locate(path)
 	if err != nil {
 		return change{}, err
 	}
-	c := change{real: real, rel: ws.Rel(real)}
-	info, err := os.Stat(real)
+	defer root.Close()
+	c := change{ws: ws, path: path, rel: filepath.ToSlash(name)}
+	f, info, err := openRegular(root, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}
 	if err != nil {
 		return c, err
 	}
-	if info.IsDir() {
-		return c, fmt.Errorf("%s is a directory", path)
-	}
-	if !info.Mode().IsRegular() {
-		return c, fmt.Errorf("%s is not a regular file", path)
-	}
+	defer f.Close()
 	c.exists = true
 	if info.Size() > maxEditFileBytes {
 		c.binary = true
 		return c, nil
 	}
-	f, err := os.Open(real)
-	if err != nil {
-		return c, err
-	}
-	defer f.Close()
 	if err := sniffFile(f); err != nil {
 		if errors.Is(err, errBinary) {
 			c.binary = true
@@ -112,15 +103,15 @@ func readCurrent(ws *Workspace, path string) (change, error) {
 	return c, nil
 }
 
-// apply writes the new content, creating missing parent directories. The
-// path was resolved inside the workspace, so the directories created are too.
+// apply writes the new content through the workspace root, creating
+// missing parent directories; see writeAtomic.
 func (c change) apply() error {
-	if err := os.MkdirAll(filepath.Dir(c.real), newDirMode); err != nil {
-		return fmt.Errorf("create parent directories of %s: %w", c.rel, err)
+	root, name, err := c.ws.locate(c.path)
+	if err != nil {
+		return err
 	}
-	// An existing file keeps its permissions: WriteFile only applies the
-	// mode when it creates the file.
-	if err := os.WriteFile(c.real, []byte(c.new), newFileMode); err != nil {
+	defer root.Close()
+	if err := writeAtomic(root, name, []byte(c.new)); err != nil {
 		return fmt.Errorf("write %s: %w", c.rel, err)
 	}
 	return nil
