@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -281,7 +282,19 @@ func (d *daemon) handle(c *net.UnixConn) {
 		}
 		return
 	}
-	d.opts.Serve(d.serveCtx, &replayConn{UnixConn: c, pending: replay})
+	d.serve(&replayConn{UnixConn: c, pending: replay})
+}
+
+// serve hands one connection to the server. A panic there (a defect in its
+// read loop, which no handler's recover covers) ends that connection only,
+// with the stack in the log, never the daemon and its other sessions.
+func (d *daemon) serve(c *replayConn) {
+	defer func() {
+		if p := recover(); p != nil {
+			d.log.Error("a connection ended on a panic", "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
+	d.opts.Serve(d.serveCtx, c)
 }
 
 // drain ends every connection after Shutdown: their read sides are shut so

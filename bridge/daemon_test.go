@@ -277,3 +277,31 @@ func TestRunDaemonSecondInstance(t *testing.T) {
 	}
 	dialClient(t, d.path, nil) // the first daemon is unaffected
 }
+
+// A panic while serving one connection (a defect in the server's read loop,
+// say) ends that connection only: the daemon and its other connections go on.
+func TestDaemonSurvivesAPanicServingAConnection(t *testing.T) {
+	var served atomic.Int32
+	d := startDaemon(t, func(o *DaemonOptions, _ *Listener) {
+		serve := o.Serve
+		o.Serve = func(ctx context.Context, conn net.Conn) {
+			if served.Add(1) == 1 {
+				panic("a defect in the connection loop")
+			}
+			serve(ctx, conn)
+		}
+	})
+	bad, err := Connect(d.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.Close()
+	if _, err := bad.Write(wire.AppendFrame(nil, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))); err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := readFrameWithin(t, wire.NewReader(bad, 1<<20), bad); err != io.EOF {
+		t.Fatalf("the panicking connection got %v, %v; want it closed", msg, err)
+	}
+	good := dialClient(t, d.path, nil)
+	call(t, good, "test/echo", nil)
+}
