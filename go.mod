@@ -13,5 +13,6 @@ require (
 
 require (
 	github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68 // indirect
+	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
 	go.lsp.dev/uri v1.0.1 // indirect
 )
