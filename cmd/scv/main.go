@@ -27,6 +27,7 @@ var commands = map[string]command{
 	"status":  {runStatus, "show the daemon: pid, uptime, connections, sessions"},
 	"stop":    {runStop, "stop the daemon gracefully"},
 	"attach":  {runAttach, "follow a daemon session in this terminal and answer its approvals"},
+	"mcp":     {runMCP, "list the configured MCP servers; --check starts each and lists its tools"},
 }
 
 func main() {

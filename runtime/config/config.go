@@ -12,6 +12,9 @@ type Config struct {
 	Protocol Protocol `toml:"protocol"`
 	Skills   Skills   `toml:"skills"`
 	Daemon   Daemon   `toml:"daemon"`
+	// MCPServers are the MCP servers whose tools each session offers, by
+	// name; only the user's file (or session parameters) may set them.
+	MCPServers map[string]MCPServer `toml:"mcp_servers"`
 }
 
 // Provider selects and reaches the model.

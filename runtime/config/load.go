@@ -213,6 +213,7 @@ func applyFile(cfg *Config, src *Sources, path string, user *userLayer) (bool, f
 	if err := checkUndecoded(meta, path); err != nil {
 		return false, nil, err
 	}
+	applyMCPDefaults(cfg, meta)
 	if project {
 		if err := checkProjectKeys(meta, cfg, *user, path); err != nil {
 			return false, nil, err

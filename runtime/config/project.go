@@ -46,6 +46,9 @@ func checkProjectKeys(meta toml.MetaData, cfg *Config, user userLayer, path stri
 					"provider."+key[1], path, reason, user.file)
 			}
 		}
+		if key[0] == "mcp_servers" {
+			return errMCPInProject(path, user.file)
+		}
 		if key[0] == "protocol" || key[0] == "daemon" {
 			return fmt.Errorf("[%s] holds server-wide settings and may not be set in a project file (%s); set them in %s",
 				key[0], path, user.file)

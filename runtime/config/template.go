@@ -108,6 +108,34 @@ func Template() string {
 	w("[daemon]")
 	kv("Minutes a session with no attached editor lives before the daemon closes it.", "session_idle_minutes", d.Daemon.SessionIdleMinutes)
 	kv("Sessions open at once, in the daemon or in one `scv lsp`; more are refused with too_many_sessions.", "max_sessions", d.Daemon.MaxSessions)
+	w("")
+
+	d0 := NewMCPServer()
+	w("# MCP servers whose tools the model may use, one [mcp_servers.NAME] table each",
+		"# (NAME: letters, digits, _ and -). The keys are Codex's. Only this file (or the",
+		"# editor at session start) may configure them, never a workspace's file.",
+		"# Each session starts its own process per stdio server; its stderr goes to",
+		"# $"+HomeEnv+"/logs/mcp-NAME.log. `scv mcp list --check` tries every one.",
+		"# The model sees a tool as mcp__NAME__TOOL; every call is asked under on-risk.",
+		"#",
+		"# [mcp_servers.files]                  # a program speaking MCP on stdio",
+		"#   command = \"npx\"",
+		"#   args = [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/home/me/notes\"]",
+		"#   env = { LOG_LEVEL = \"warn\" }     # added to your environment minus secrets",
+		"#   cwd = \"/home/me\"                 # absolute; default: the session's workspace",
+		"#",
+		"# [mcp_servers.tracker]                # a streamable HTTP endpoint",
+		"#   url = \"https://mcp.example.com/mcp\"",
+		"#   bearer_token_env_var = \"TRACKER_TOKEN\"  # sent as Authorization: Bearer",
+		"#   http_headers = { \"X-Team\" = \"core\" }",
+		"#",
+		"# Keys every server takes, with their defaults:",
+		"#   enabled = "+tomlValue(d0.Enabled)+"                      # false keeps it configured but not started",
+		"#   startup_timeout_sec = "+tomlValue(int(d0.StartupTimeoutSec))+"            # handshake and tool list, else failed",
+		"#   tool_timeout_sec = "+tomlValue(int(d0.ToolTimeoutSec))+"               # one call, then it is cancelled",
+		"#   enabled_tools = [\"read_file\"]      # only these tools (default: all)",
+		"#   disabled_tools = [\"write_file\"]    # never these",
+		"#   trust = false                       # true: never ask before its tools run")
 	return b.String()
 }
 

@@ -110,5 +110,9 @@ func (c Config) validate(origin func(string) string) error {
 
 	positive("daemon.session_idle_minutes", c.Daemon.SessionIdleMinutes)
 	positive("daemon.max_sessions", c.Daemon.MaxSessions)
+
+	for _, name := range c.mcpServerNames() {
+		validateMCP(name, c.MCPServers[name], bad)
+	}
 	return errors.Join(errs...)
 }

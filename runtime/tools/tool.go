@@ -15,6 +15,9 @@ const (
 	RiskWrite    Risk = "write"
 	RiskExec     Risk = "exec"
 	RiskNetwork  Risk = "network"
+	// RiskMCP is every tool of an MCP server: what it does is the
+	// server's, not scv's, to know, whatever its annotations claim.
+	RiskMCP Risk = "mcp"
 )
 
 // Result is what a tool run returns to the model. Output is always valid UTF-8.
