@@ -64,9 +64,14 @@ type agent struct {
 
 func startAgent(t *testing.T, env *lsptest.Env, args ...string) *agent {
 	t.Helper()
+	return startAgentEnv(t, env, env.Environ(), args...)
+}
+
+func startAgentEnv(t *testing.T, env *lsptest.Env, environ []string, args ...string) *agent {
+	t.Helper()
 	env.WriteConfig()
 	cmd := exec.Command(bin, append([]string{"acp"}, args...)...)
-	cmd.Env = env.Environ()
+	cmd.Env = environ
 	cmd.Dir = env.Home
 	in, err := cmd.StdinPipe()
 	if err != nil {
