@@ -19,6 +19,7 @@ type command struct {
 
 var commands = map[string]command{
 	"lsp":     {runLSP, "serve the protocol on stdin/stdout (what editors start)"},
+	"acp":     {runACP, "serve the Agent Client Protocol on stdin/stdout (Zed, JetBrains, CodeCompanion…)"},
 	"exec":    {runExec, "run one prompt headless: the answer on stdout, tools on stderr"},
 	"demo":    {runDemo, "an offline demo on an embedded script (no API key needed)"},
 	"init":    {runInit, "write a commented config.toml into $SCV_HOME"},

@@ -99,7 +99,7 @@ func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
 		res := tools.Result{Output: call.Name + ": arguments are not valid JSON"}
 		return res.Output, s.emitToolCompleted(t, call, res)
 	}
-	switch gateFor(s.cfg.Agent.ApprovalPolicy, tool.Risk()) {
+	switch gateFor(s.ApprovalPolicy(), tool.Risk()) {
 	case gateDeny:
 		res := tools.Result{Output: "denied by the approval policy \"never\": " + string(tool.Risk()) + " tools may not run"}
 		return res.Output, s.emitToolCompleted(t, call, res)

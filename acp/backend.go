@@ -1,0 +1,121 @@
+package acp
+
+import (
+	"context"
+
+	"scv/runtime/session"
+)
+
+// Backend is where the sessions live: this process's Manager, or a daemon
+// reached over the scv protocol. Both hand the door the runtime's typed
+// events, so one translation serves both.
+type Backend interface {
+	// Start creates a session; its events go to the door's sink.
+	Start(ctx context.Context, p session.StartParams) (session.Snapshot, error)
+	// Attach subscribes to a session; with replay it returns the events
+	// the session still holds, oldest first.
+	Attach(ctx context.Context, sessionID string, replay bool) (session.Snapshot, []session.Event, error)
+	List(ctx context.Context) ([]session.Summary, error)
+	StartTurn(ctx context.Context, sessionID, prompt string, items []session.ContextItem, submitter string) (session.TurnStart, error)
+	CancelTurn(ctx context.Context, sessionID, turnID string) error
+	Resolve(ctx context.Context, sessionID, approvalID, decision string) error
+	Close(ctx context.Context, sessionID string) error
+	// Policy and SetPolicy read and change a session's approval policy;
+	// ok is false when the backend cannot tell.
+	Policy(ctx context.Context, sessionID string) (policy string, ok bool)
+	SetPolicy(ctx context.Context, sessionID, policy string) error
+	// Shutdown ends the backend's use by this door.
+	Shutdown()
+}
+
+// Local drives a Manager in this process.
+type Local struct {
+	m   *session.Manager
+	sub session.Subscriber
+	// owned: the Manager belongs to this door (--daemon=never), so its
+	// turns end with the door.
+	owned bool
+}
+
+// NewLocal returns a backend on m whose events go to sink. With owned,
+// Shutdown cancels every turn of m.
+func NewLocal(m *session.Manager, owned bool) *Local {
+	return &Local{m: m, owned: owned}
+}
+
+func (l *Local) bind(sink func(session.Event)) { l.sub = &subscriber{sink} }
+
+// subscriber adapts the door's sink to session.Subscriber; a pointer, so
+// it can key the session's subscriber set.
+type subscriber struct{ sink func(session.Event) }
+
+func (s *subscriber) Deliver(ev session.Event) { s.sink(ev) }
+
+func (l *Local) Start(_ context.Context, p session.StartParams) (session.Snapshot, error) {
+	_, snap, err := l.m.Start(p, l.sub)
+	return snap, err
+}
+
+func (l *Local) Attach(_ context.Context, id string, replay bool) (session.Snapshot, []session.Event, error) {
+	s, err := l.m.Get(id)
+	if err != nil {
+		return session.Snapshot{}, nil, err
+	}
+	var after *uint64
+	if replay {
+		after = new(uint64)
+	}
+	a, err := s.Attach(l.sub, after)
+	return a.Snapshot, a.Replay, err
+}
+
+func (l *Local) List(context.Context) ([]session.Summary, error) { return l.m.List(), nil }
+
+func (l *Local) StartTurn(_ context.Context, id, prompt string, items []session.ContextItem, submitter string) (session.TurnStart, error) {
+	s, err := l.m.Get(id)
+	if err != nil {
+		return session.TurnStart{}, err
+	}
+	return s.StartTurn(prompt, items, submitter)
+}
+
+func (l *Local) CancelTurn(_ context.Context, id, turnID string) error {
+	s, err := l.m.Get(id)
+	if err != nil {
+		return err
+	}
+	return s.CancelTurn(turnID)
+}
+
+func (l *Local) Resolve(_ context.Context, id, approvalID, decision string) error {
+	s, err := l.m.Get(id)
+	if err != nil {
+		return err
+	}
+	return s.Resolve(approvalID, decision)
+}
+
+func (l *Local) Close(_ context.Context, id string) error { return l.m.Close(id) }
+
+func (l *Local) Policy(_ context.Context, id string) (string, bool) {
+	s, err := l.m.Get(id)
+	if err != nil {
+		return "", false
+	}
+	return s.ApprovalPolicy(), true
+}
+
+func (l *Local) SetPolicy(_ context.Context, id, policy string) error {
+	s, err := l.m.Get(id)
+	if err != nil {
+		return err
+	}
+	return s.SetApprovalPolicy(policy)
+}
+
+func (l *Local) Shutdown() {
+	l.m.DetachAll(l.sub)
+	if l.owned {
+		l.m.Shutdown()
+	}
+}

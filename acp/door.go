@@ -1,0 +1,220 @@
+// Package acp is scv's Agent Client Protocol front door: ACP v1 over a
+// byte stream of newline-delimited JSON-RPC messages, onto the same
+// sessions the scv protocol serves. The runtime's typed events become
+// session/update notifications (encoded once per event, shared by every
+// ACP connection), approvals become session/request_permission requests,
+// and a prompt sent while a turn runs waits in the session's queue and is
+// answered when its own turn ends.
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"scv/acp/schema"
+	"scv/runtime/session"
+)
+
+// DefaultMaxLineBytes bounds one incoming message when Options leaves it 0.
+const DefaultMaxLineBytes = 8 << 20
+
+// Options configure a Door.
+type Options struct {
+	Backend Backend
+	Version string
+	// MaxLineBytes bounds one message from the client
+	// (protocol.max_client_frame_bytes).
+	MaxLineBytes int
+	Log          *slog.Logger
+}
+
+// Door serves one ACP client.
+type Door struct {
+	opts Options
+	be   Backend
+	out  lineWriter
+	ctx  context.Context
+
+	mu          sync.Mutex
+	initialized bool
+	clientFS    schema.ClientCapabilities
+	sessions    map[string]*sessState
+	byTurn      map[string]*waiter // prompts whose turn runs
+	byQueue     map[string]*waiter // prompts waiting in a queue
+	asks        map[string]*ask    // approvalId → open permission request
+	asked       map[int64]*ask     // our request id → the same
+	nextID      int64
+	// The event pump: events wait in queue while holds > 0, so a handler
+	// can learn a turn's id before the turn's events are interpreted.
+	queue []item
+	holds int
+	wake  *sync.Cond
+	done  bool
+}
+
+// sessState is what this connection knows of one session.
+type sessState struct {
+	cwd     string
+	model   string
+	running string // the running turn's id, as the events tell it
+}
+
+// waiter is a session/prompt not yet answered.
+type waiter struct {
+	id  json.RawMessage
+	sid string
+}
+
+// ask is an open session/request_permission.
+type ask struct {
+	reqID      int64
+	sid        string
+	approvalID string
+}
+
+// item is one entry of the event pump.
+type item struct {
+	ev     session.Event
+	replay bool   // from session/load: shown, never acted on
+	fn     func() // an action ordered among the events
+}
+
+// New returns a door on its backend.
+func New(opts Options) *Door {
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	d := &Door{
+		opts:     opts,
+		be:       opts.Backend,
+		sessions: map[string]*sessState{},
+		byTurn:   map[string]*waiter{},
+		byQueue:  map[string]*waiter{},
+		asks:     map[string]*ask{},
+		asked:    map[int64]*ask{},
+	}
+	d.wake = sync.NewCond(&d.mu)
+	if l, ok := opts.Backend.(interface{ bind(func(session.Event)) }); ok {
+		l.bind(d.deliver)
+	}
+	return d
+}
+
+// Deliver is the sink a backend built outside this package feeds.
+func (d *Door) Deliver(ev session.Event) { d.deliver(ev) }
+
+// Serve runs the connection until the client closes its side or ctx ends.
+func (d *Door) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	d.ctx = ctx
+	d.out.w = w
+	pumpDone := make(chan struct{})
+	go func() {
+		defer close(pumpDone)
+		d.pump()
+	}()
+	err := d.readLoop(r)
+	d.be.Shutdown()
+	d.mu.Lock()
+	d.done = true
+	d.wake.Broadcast()
+	d.mu.Unlock()
+	<-pumpDone
+	return err
+}
+
+func (d *Door) readLoop(r io.Reader) error {
+	lr := newLineReader(r, d.opts.MaxLineBytes)
+	for {
+		line, err := lr.next()
+		var tooLong *errLineTooLong
+		switch {
+		case errors.As(err, &tooLong):
+			d.replyError(nil, rpcError(schema.CodeInvalidRequest, "frame_too_large", tooLong.Error()))
+			continue
+		case errors.Is(err, io.EOF):
+			return nil
+		case err != nil:
+			return fmt.Errorf("read from the ACP client: %w", err)
+		}
+		d.handleLine(line)
+		if d.ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+// message is one incoming JSON-RPC message.
+type message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  *string         `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// handleLine dispatches one message; a panic in a handler becomes an
+// internal error for that request only.
+func (d *Door) handleLine(line []byte) {
+	var msg message
+	if err := json.Unmarshal(line, &msg); err != nil {
+		d.replyError(nil, rpcError(schema.CodeParseError, "parse_error", "the message is not a JSON-RPC object: "+err.Error()))
+		return
+	}
+	id := msg.ID
+	if string(id) == "null" {
+		id = nil
+	}
+	if msg.Method == nil {
+		if id != nil && (msg.Result != nil || msg.Error != nil) {
+			d.handleResponse(id, msg.Result, msg.Error)
+			return
+		}
+		d.replyError(id, rpcError(schema.CodeInvalidRequest, "invalid_request", "the message has no method"))
+		return
+	}
+	if !validID(id) {
+		d.replyError(nil, rpcError(schema.CodeInvalidRequest, "invalid_request", "id must be a string or an integer"))
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			d.opts.Log.Error("ACP handler panicked", "method", *msg.Method, "panic", p)
+			if id != nil {
+				d.replyError(id, rpcError(schema.CodeInternalError, "internal", fmt.Sprintf("internal error in %s: %v", *msg.Method, p)))
+			}
+		}
+	}()
+	if id == nil {
+		d.handleNotification(*msg.Method, msg.Params)
+		return
+	}
+	d.handleRequest(id, *msg.Method, msg.Params)
+}
+
+func validID(id json.RawMessage) bool {
+	if id == nil {
+		return true
+	}
+	var v any
+	if json.Unmarshal(id, &v) != nil {
+		return false
+	}
+	switch n := v.(type) {
+	case string:
+		return true
+	case float64:
+		return n == float64(int64(n))
+	}
+	return false
+}

@@ -1,0 +1,58 @@
+package acp
+
+import (
+	"encoding/json"
+
+	"scv/acp/schema"
+	"scv/runtime/session"
+)
+
+// acpUpdates is this door's key in an event's encoding memo: every ACP
+// connection watching a session shares the update the first one built.
+type acpUpdates struct{}
+
+// sharedUpdate returns the session/update every client sees for ev, or
+// nil when ev has none (or one that depends on the client: a prompt's
+// echo, an approval, a turn's end). cwd is the session's, the same for
+// every connection, so it may shape the shared bytes.
+func sharedUpdate(ev session.Event, cwd string) []byte {
+	return ev.Encoded(acpUpdates{}, func(ev session.Event) []byte { return encodeUpdate(ev, cwd) })
+}
+
+func encodeUpdate(ev session.Event, cwd string) []byte {
+	var update any
+	switch p := ev.Payload.(type) {
+	case session.AssistantDelta:
+		return appendChunk(nil, ev.SessionID, p.Content)
+	case session.ToolProposed:
+		update = toolCall(p, cwd)
+	case session.ToolStarted:
+		update = schema.ToolCallUpdate{SessionUpdate: schema.UpdateToolCallUpdate, ToolCallID: p.CallID, Status: schema.StatusInProgress}
+	case session.ToolCompleted:
+		update = toolDone(p)
+	default:
+		return nil
+	}
+	return notification(schema.MethodSessionUpdate, schema.Notification{SessionID: ev.SessionID, Update: update})
+}
+
+// appendChunk writes an agent_message_chunk without reflection: deltas
+// are the streaming hot path.
+func appendChunk(dst []byte, sid, text string) []byte {
+	const head = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":`
+	const mid = `,"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":`
+	dst = append(dst, head...)
+	dst = appendString(dst, sid)
+	dst = append(dst, mid...)
+	dst = appendString(dst, text)
+	return append(dst, "}}}}\n"...)
+}
+
+// appendString appends s as a JSON string.
+func appendString(dst []byte, s string) []byte {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return append(dst, `""`...)
+	}
+	return append(dst, b...)
+}

@@ -1,0 +1,182 @@
+package acp
+
+import (
+	"scv/acp/schema"
+	"scv/runtime/session"
+)
+
+// deliver is the backend's sink: it never blocks the session.
+func (d *Door) deliver(ev session.Event) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.done {
+		return
+	}
+	d.queue = append(d.queue, item{ev: ev})
+	d.wake.Signal()
+}
+
+// hold stops the pump from interpreting events until release.
+func (d *Door) hold() {
+	d.mu.Lock()
+	d.holds++
+	d.mu.Unlock()
+}
+
+func (d *Door) release() {
+	d.mu.Lock()
+	d.holds--
+	d.wake.Signal()
+	d.mu.Unlock()
+}
+
+// insertReplay puts a session's held events, then then, ahead of that
+// session's live events that came after the snapshot. It runs while the
+// caller holds the pump.
+func (d *Door) insertReplay(snap session.Snapshot, events []session.Event, then func()) {
+	owed := make([]item, 0, len(events)+1)
+	for _, ev := range events {
+		owed = append(owed, item{ev: ev, replay: true})
+	}
+	owed = append(owed, item{fn: then})
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	at := len(d.queue)
+	for i, it := range d.queue {
+		if it.fn == nil && it.ev.SessionID == snap.SessionID && it.ev.Seq > snap.Seq {
+			at = i
+			break
+		}
+	}
+	d.queue = append(d.queue[:at:at], append(owed, d.queue[at:]...)...)
+	d.wake.Signal()
+}
+
+// pump interprets events in order until the door closes.
+func (d *Door) pump() {
+	for {
+		d.mu.Lock()
+		for !d.done && (d.holds > 0 || len(d.queue) == 0) {
+			d.wake.Wait()
+		}
+		if d.done {
+			d.mu.Unlock()
+			return
+		}
+		batch := d.queue
+		d.queue = nil
+		d.mu.Unlock()
+		for _, it := range batch {
+			d.process(it)
+		}
+	}
+}
+
+func (d *Door) process(it item) {
+	if it.fn != nil {
+		it.fn()
+		return
+	}
+	ev := it.ev
+	d.mu.Lock()
+	st := d.sessions[ev.SessionID]
+	d.mu.Unlock()
+	if st == nil {
+		return // a session this connection left
+	}
+	if frame := sharedUpdate(ev, st.cwd); frame != nil {
+		_ = d.out.write(frame)
+	}
+	if it.replay {
+		if t, ok := ev.Payload.(session.TurnStarted); ok {
+			d.userMessage(ev.SessionID, t.Prompt)
+		}
+		return
+	}
+	switch p := ev.Payload.(type) {
+	case session.TurnStarted:
+		d.mu.Lock()
+		st.running = p.TurnID
+		w := d.byTurn[p.TurnID]
+		if w == nil && p.QueueID != "" {
+			if w = d.byQueue[p.QueueID]; w != nil {
+				delete(d.byQueue, p.QueueID)
+				d.byTurn[p.TurnID] = w
+			}
+		}
+		d.mu.Unlock()
+		if w == nil {
+			d.userMessage(ev.SessionID, p.Prompt) // sent from another window
+		}
+	case session.ApprovalRequested:
+		d.askPermission(ev.SessionID, p.Approval)
+	case session.ApprovalResolved:
+		d.withdraw(p.ApprovalID)
+	case session.TurnCompleted:
+		d.endTurn(ev.SessionID, p.TurnID, schema.StopEndTurn, nil)
+	case session.TurnCancelled:
+		d.endTurn(ev.SessionID, p.TurnID, schema.StopCancelled, nil)
+	case session.TurnFailed:
+		if p.Code == "max_steps" {
+			d.endTurn(ev.SessionID, p.TurnID, schema.StopMaxTurnRequests, nil)
+		} else {
+			d.endTurn(ev.SessionID, p.TurnID, "", rpcError(schema.CodeInternalError, p.Code, "the turn failed: "+p.Message))
+		}
+	case session.QueueRemoved:
+		d.dropQueued(p.QueueID)
+	case session.SessionCleared, session.SessionClosed:
+		d.dropSessionQueued(ev.SessionID)
+	}
+}
+
+func (d *Door) userMessage(sid, prompt string) {
+	d.notify(schema.MethodSessionUpdate, schema.Notification{SessionID: sid,
+		Update: schema.Chunk{SessionUpdate: schema.UpdateUserMessageChunk, Content: schema.Text(prompt)}})
+}
+
+// endTurn answers the prompt whose turn ended, if it is this client's.
+func (d *Door) endTurn(sid, turnID, stop string, failure *wireError) {
+	d.mu.Lock()
+	w := d.byTurn[turnID]
+	delete(d.byTurn, turnID)
+	if st := d.sessions[sid]; st != nil && st.running == turnID {
+		st.running = ""
+	}
+	d.mu.Unlock()
+	if w == nil {
+		return
+	}
+	if failure != nil {
+		d.replyError(w.id, failure)
+		return
+	}
+	d.reply(w.id, schema.PromptResult{StopReason: stop})
+}
+
+// dropQueued answers a queued prompt that will never run (removed in
+// another window) as cancelled.
+func (d *Door) dropQueued(queueID string) {
+	d.mu.Lock()
+	w := d.byQueue[queueID]
+	delete(d.byQueue, queueID)
+	d.mu.Unlock()
+	if w != nil {
+		d.reply(w.id, schema.PromptResult{StopReason: schema.StopCancelled})
+	}
+}
+
+// dropSessionQueued answers every queued prompt of a cleared or closed
+// session as cancelled.
+func (d *Door) dropSessionQueued(sid string) {
+	d.mu.Lock()
+	var ids []string
+	for q, w := range d.byQueue {
+		if w.sid == sid {
+			ids = append(ids, q)
+		}
+	}
+	d.mu.Unlock()
+	for _, q := range ids {
+		d.dropQueued(q)
+	}
+}

@@ -1,0 +1,258 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"scv/lsp/client"
+	lspschema "scv/lsp/schema"
+	"scv/runtime/config"
+	"scv/runtime/session"
+)
+
+// ReplayWait bounds how long session/load waits for a daemon's replayed
+// events to arrive after its attach reply.
+const ReplayWait = 10 * time.Second
+
+// Remote reaches the daemon's sessions over the scv protocol, so an ACP
+// window shares them with VS Code and Neovim windows. The daemon's
+// notifications are decoded back into the runtime's typed events.
+type Remote struct {
+	c *client.Client
+
+	mu         sync.Mutex
+	sink       func(session.Event)
+	collecting map[string]*collector
+}
+
+type collector struct {
+	events []session.Event
+	got    chan struct{} // signalled on each event
+}
+
+// DialRemote performs the scv handshake on a daemon connection, handing
+// the daemon this process's flags as a forwarding scv lsp does.
+func DialRemote(ctx context.Context, conn net.Conn, flags config.Overrides, version string) (*Remote, error) {
+	r := &Remote{collecting: map[string]*collector{}}
+	r.c = client.New(conn, r.onNotify)
+	pid, pv := os.Getpid(), lspschema.ProtocolVersion
+	opts := &lspschema.ClientOptions{ProtocolVersion: &pv}
+	if !flags.IsZero() {
+		opts.Flags = &flags
+	}
+	params := lspschema.InitializeParams{
+		ProcessID:             &pid,
+		ClientInfo:            &lspschema.ClientInfo{Name: "scv acp " + version},
+		InitializationOptions: &lspschema.InitializationOptions{SCV: opts},
+	}
+	if err := r.c.Call(ctx, protocol.MethodInitialize, params, nil); err != nil {
+		_ = r.c.Close()
+		return nil, fmt.Errorf("daemon handshake: %w", err)
+	}
+	if err := r.c.Notify(protocol.MethodInitialized, struct{}{}); err != nil {
+		_ = r.c.Close()
+		return nil, fmt.Errorf("daemon handshake: %w", err)
+	}
+	return r, nil
+}
+
+// Bind sets where events go; call it before serving.
+func (r *Remote) Bind(sink func(session.Event)) {
+	r.mu.Lock()
+	r.sink = sink
+	r.mu.Unlock()
+}
+
+func (r *Remote) onNotify(n client.Notification) {
+	ev, ok := decodeEvent(n.Method, n.Params)
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	if c := r.collecting[ev.SessionID]; c != nil {
+		c.events = append(c.events, ev)
+		r.mu.Unlock()
+		select {
+		case c.got <- struct{}{}:
+		default:
+		}
+		return
+	}
+	sink := r.sink
+	r.mu.Unlock()
+	if sink != nil {
+		sink(ev)
+	}
+}
+
+// call runs one scv request, turning the daemon's refusal back into the
+// runtime's error so the door maps it as it maps a local one.
+func (r *Remote) call(ctx context.Context, method string, params, result any) error {
+	err := r.c.Call(ctx, method, params, result)
+	if e, ok := client.AsError(err); ok {
+		code := session.Code(e.DataCode())
+		if code == "" && e.Code == -32602 {
+			code = session.CodeInvalidParams
+		}
+		return &session.Error{Code: code, Message: e.Message}
+	}
+	return err
+}
+
+func (r *Remote) Start(ctx context.Context, p session.StartParams) (session.Snapshot, error) {
+	var snap session.Snapshot
+	err := r.call(ctx, lspschema.MethodSessionStart, lspschema.SessionStartParams{
+		Cwd: p.Cwd, Model: p.Model, Provider: p.Provider, BaseURL: p.BaseURL, ApprovalPolicy: p.ApprovalPolicy, NoTools: p.NoTools,
+	}, &snap)
+	return snap, err
+}
+
+func (r *Remote) Attach(ctx context.Context, id string, replay bool) (session.Snapshot, []session.Event, error) {
+	var snap session.Snapshot
+	if !replay {
+		err := r.call(ctx, lspschema.MethodSessionAttach, lspschema.SessionAttachParams{SessionID: id}, &snap)
+		return snap, nil, err
+	}
+	c := &collector{got: make(chan struct{}, 1)}
+	r.mu.Lock()
+	r.collecting[id] = c
+	r.mu.Unlock()
+	zero := uint64(0)
+	err := r.call(ctx, lspschema.MethodSessionAttach, lspschema.SessionAttachParams{SessionID: id, AfterSeq: &zero}, &snap)
+	deadline := time.After(ReplayWait)
+	for err == nil && !c.reached(&r.mu, snap.Seq) {
+		select {
+		case <-c.got:
+		case <-deadline:
+			err = errors.New("the daemon did not finish replaying the session")
+		case <-r.c.Done():
+			err = client.ErrConnectionClosed
+		}
+	}
+	r.mu.Lock()
+	delete(r.collecting, id)
+	events := c.events
+	sink := r.sink
+	r.mu.Unlock()
+	var held []session.Event
+	for _, ev := range events {
+		if ev.Seq <= snap.Seq {
+			held = append(held, ev)
+		} else if sink != nil {
+			sink(ev)
+		}
+	}
+	return snap, held, err
+}
+
+// reached reports whether the replay up to seq has arrived.
+func (c *collector) reached(mu *sync.Mutex, seq uint64) bool {
+	mu.Lock()
+	defer mu.Unlock()
+	if seq == 0 {
+		return true
+	}
+	for _, ev := range c.events {
+		if ev.Seq >= seq {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Remote) List(ctx context.Context) ([]session.Summary, error) {
+	var res lspschema.SessionListResult
+	err := r.call(ctx, lspschema.MethodSessionList, struct{}{}, &res)
+	return res.Sessions, err
+}
+
+func (r *Remote) StartTurn(ctx context.Context, id, prompt string, items []session.ContextItem, _ string) (session.TurnStart, error) {
+	var res session.TurnStart
+	err := r.call(ctx, lspschema.MethodTurnStart, lspschema.TurnStartParams{SessionID: id, Prompt: &prompt, Context: items}, &res)
+	return res, err
+}
+
+func (r *Remote) CancelTurn(ctx context.Context, id, turnID string) error {
+	return r.call(ctx, lspschema.MethodTurnCancel, lspschema.TurnCancelParams{SessionID: id, TurnID: turnID}, nil)
+}
+
+func (r *Remote) Resolve(ctx context.Context, id, approvalID, decision string) error {
+	return r.call(ctx, lspschema.MethodApprovalResolve, lspschema.ApprovalResolveParams{SessionID: id, ApprovalID: approvalID, Decision: decision}, nil)
+}
+
+func (r *Remote) Close(ctx context.Context, id string) error {
+	return r.call(ctx, lspschema.MethodSessionClose, lspschema.SessionRef{SessionID: id}, nil)
+}
+
+// Policy is unknown through the daemon: the scv protocol does not carry it yet.
+func (r *Remote) Policy(context.Context, string) (string, bool) { return "", false }
+
+func (r *Remote) SetPolicy(context.Context, string, string) error {
+	return &session.Error{Code: session.CodeUnsupported, Message: "changing the approval mode of a daemon session is not supported yet; run scv acp --daemon=never or start the session with --approval"}
+}
+
+func (r *Remote) Shutdown() { _ = r.c.Close() }
+
+// decodeEvent turns an scv event notification back into the typed event.
+func decodeEvent(method string, params json.RawMessage) (session.Event, bool) {
+	var head struct {
+		SessionID string `json:"sessionId"`
+		Seq       uint64 `json:"seq"`
+	}
+	if json.Unmarshal(params, &head) != nil || head.SessionID == "" {
+		return session.Event{}, false
+	}
+	p, ok := decodePayload(method, params)
+	if !ok {
+		return session.Event{}, false
+	}
+	return session.Event{SessionID: head.SessionID, Seq: head.Seq, Payload: p}, true
+}
+
+func decodePayload(method string, raw json.RawMessage) (session.Payload, bool) {
+	switch method {
+	case lspschema.EvTurnStarted:
+		return decodeAs[session.TurnStarted](raw)
+	case lspschema.EvAssistantDelta:
+		return decodeAs[session.AssistantDelta](raw)
+	case lspschema.EvToolProposed:
+		return decodeAs[session.ToolProposed](raw)
+	case lspschema.EvToolStarted:
+		return decodeAs[session.ToolStarted](raw)
+	case lspschema.EvToolCompleted:
+		return decodeAs[session.ToolCompleted](raw)
+	case lspschema.EvApprovalRequested:
+		return decodeAs[session.ApprovalRequested](raw)
+	case lspschema.EvApprovalResolved:
+		return decodeAs[session.ApprovalResolved](raw)
+	case lspschema.EvTurnCompleted:
+		return decodeAs[session.TurnCompleted](raw)
+	case lspschema.EvTurnCancelled:
+		return decodeAs[session.TurnCancelled](raw)
+	case lspschema.EvTurnFailed:
+		return decodeAs[session.TurnFailed](raw)
+	case lspschema.EvQueueRemoved:
+		return decodeAs[session.QueueRemoved](raw)
+	case lspschema.EvSessionCleared:
+		return session.SessionCleared{}, true
+	case lspschema.EvSessionClosed:
+		return session.SessionClosed{}, true
+	}
+	return nil, false // events the ACP door does not translate
+}
+
+func decodeAs[T session.Payload](raw json.RawMessage) (session.Payload, bool) {
+	var v T
+	if json.Unmarshal(raw, &v) != nil {
+		return nil, false
+	}
+	return v, true
+}
