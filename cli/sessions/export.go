@@ -11,13 +11,6 @@ import (
 	"scv/runtime/session"
 )
 
-// attachParams asks for the whole transcript: replay "full" from a server
-// that stores sessions, the ring after seq 0 from one that does not.
-type attachParams struct {
-	schema.SessionAttachParams
-	Replay string `json:"replay,omitempty"`
-}
-
 // ErrLagged means the server dropped part of the replay.
 var ErrLagged = errors.New("the server could not send the whole transcript in one go (the connection fell behind); try again")
 
@@ -28,7 +21,9 @@ var ErrLagged = errors.New("the server could not send the whole transcript in on
 // the snapshot (live ones) are left out.
 func Fetch(ctx context.Context, c *Conn, id string) (Transcript, error) {
 	var snap schema.Snapshot
-	err := c.Call(ctx, schema.MethodSessionAttach, attachParams{
+	// Replay "full" from a server that stores sessions, the ring after
+	// seq 0 from one that does not.
+	err := c.Call(ctx, schema.MethodSessionAttach, schema.SessionAttachReplayParams{
 		SessionAttachParams: schema.SessionAttachParams{SessionID: id, AfterSeq: schema.Ptr[uint64](0)},
 		Replay:              schema.ReplayFull,
 	}, &snap)

@@ -36,3 +36,11 @@ type SessionListParams struct {
 	Cursor string `json:"cursor,omitempty"`
 	Limit  int    `json:"limit,omitempty"`
 }
+
+// SessionAttachReplayParams is SessionAttachParams with the replay member
+// of stored sessions; a server without it ignores Replay and replays the
+// ring after AfterSeq.
+type SessionAttachReplayParams struct {
+	SessionAttachParams
+	Replay string `json:"replay,omitempty"`
+}
