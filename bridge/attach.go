@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"scv/internal/termsafe"
+	"scv/lsp/client"
 	"scv/lsp/schema"
 	"scv/runtime/session"
 )
@@ -38,14 +39,23 @@ func NewAttachment(ctx context.Context, c *Client, view *AttachView, out, errs i
 // SessionID is the attached session.
 func (a *Attachment) SessionID() string { return a.sessionID }
 
-// Attach picks the session and attaches with afterSeq 0 (everything the
-// ring holds). It returns an exit code, or -1 to go on.
+// Attach attaches to want (an exact id, or else a unique prefix of a
+// listed session; empty: the only session) with its whole transcript
+// replayed. It returns an exit code, or -1 to go on.
 func (a *Attachment) Attach(want string) int {
 	ctx, cancel := context.WithTimeout(a.ctx, ControlTimeout)
 	defer cancel()
 	if _, err := a.c.Initialize(ctx, "scv attach"); err != nil {
 		fmt.Fprintf(a.errs, "scv attach: %s\n", termsafe.Escape(err.Error()))
 		return 1
+	}
+	// An exact id is asked for directly: a stored session need not be on
+	// the first page of the list.
+	if want != "" {
+		err := a.attach(ctx, want)
+		if e, ok := client.AsError(err); !ok || e.DataCode() != schema.CodeSessionNotFound {
+			return a.attached(err)
+		}
 	}
 	sessions, err := Sessions(ctx, a.c)
 	if err != nil {
@@ -56,13 +66,28 @@ func (a *Attachment) Attach(want string) int {
 	if id == "" {
 		return code
 	}
-	a.sessionID = id
+	return a.attached(a.attach(ctx, id))
+}
+
+// attach attaches to session id with the whole transcript replayed (the
+// ring after seq 0 from a server that does not store sessions) and shows
+// the snapshot.
+func (a *Attachment) attach(ctx context.Context, id string) error {
 	var snap json.RawMessage
-	if err := a.c.Call(ctx, schema.MethodSessionAttach, schema.SessionAttachParams{SessionID: id, AfterSeq: schema.Ptr[uint64](0)}, &snap); err != nil {
-		fmt.Fprintf(a.errs, "scv attach: %s\n", termsafe.Escape(err.Error()))
-		return 1
+	params := schema.SessionAttachReplayParams{
+		SessionAttachParams: schema.SessionAttachParams{SessionID: id, AfterSeq: schema.Ptr[uint64](0)},
+		Replay:              schema.ReplayFull,
 	}
-	if err := a.view.Snapshot(snap); err != nil {
+	if err := a.c.Call(ctx, schema.MethodSessionAttach, params, &snap); err != nil {
+		return err
+	}
+	a.sessionID = id
+	return a.view.Snapshot(snap)
+}
+
+// attached reports the outcome of attach as Attach's exit code.
+func (a *Attachment) attached(err error) int {
+	if err != nil {
 		fmt.Fprintf(a.errs, "scv attach: %s\n", termsafe.Escape(err.Error()))
 		return 1
 	}

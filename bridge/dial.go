@@ -1,7 +1,9 @@
 package bridge
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -47,6 +49,13 @@ func ResolveMode(flagValue string, noDaemon bool) (Mode, error) {
 		return ModeNever, nil
 	}
 	return m, nil
+}
+
+// NoDaemon reports whether err, from Connect, means that no daemon is
+// running (no socket, or nobody listening on it), as opposed to one that
+// cannot be used.
+func NoDaemon(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED)
 }
 
 // Connect dials the daemon socket and checks that the process answering is

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -111,7 +110,7 @@ func connectDaemon(name, socketFlag string) (conn *net.UnixConn, socket string, 
 		return nil, "", 1
 	}
 	conn, err = bridge.Connect(socket)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
+	if bridge.NoDaemon(err) {
 		fmt.Printf("no daemon running (socket %s)\n", socket)
 		return nil, socket, 1
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"scv/bridge"
 	"scv/internal/termsafe"
 	"scv/lsp"
 	"scv/lsp/headless"
@@ -21,26 +22,64 @@ func runExec(args []string) int {
 	var f sessionFlags
 	f.register(fs)
 	cwd := fs.String("cwd", ".", "workspace directory")
+	resume := fs.String("resume", "", "continue this session (by id) instead of starting one")
+	socketFlag := fs.String("socket", "", "with --resume: the daemon socket (default $SCV_SOCKET or $SCV_HOME/server.sock)")
 	if fs.Parse(args) != nil {
 		return 2
 	}
 	prompt := strings.Join(fs.Args(), " ")
 	if strings.TrimSpace(prompt) == "" {
-		fmt.Fprintln(os.Stderr, `usage: scv exec [flags] "prompt"`)
+		fmt.Fprintln(os.Stderr, `usage: scv exec [flags] "prompt"`+"\n       scv exec --resume ID \"prompt\"")
 		return 2
+	}
+	approver := headless.TerminalApprover(os.Stdin, os.Stderr)
+	if *resume != "" {
+		return runResume(fs, *resume, *socketFlag, prompt, approver)
 	}
 	dir, err := filepath.Abs(*cwd)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "scv exec: %v\n", err)
 		return 1
 	}
-	approver := headless.TerminalApprover(os.Stdin, os.Stderr)
-	return runHeadless(f, dir, prompt, approver)
+	return runHeadless(f, headless.Options{Session: schema.SessionStartParams{Cwd: dir}, Prompt: prompt, Approve: approver})
 }
 
-// runHeadless runs one turn in-process; Ctrl-C cancels the turn, a second
-// Ctrl-C leaves at once.
-func runHeadless(f sessionFlags, cwd, prompt string, approve headless.Approver) int {
+// runResume runs one turn in an existing session: the daemon's when a
+// daemon runs, else one the in-process server loads from the store. The
+// session keeps its own model, cwd and policy, so the flags that choose
+// those are refused rather than silently ignored.
+func runResume(fs *flag.FlagSet, id, socketFlag, prompt string, approve headless.Approver) int {
+	var conflict string
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name != "resume" && fl.Name != "socket" && conflict == "" {
+			conflict = fl.Name
+		}
+	})
+	if conflict != "" {
+		fmt.Fprintf(os.Stderr, "scv exec: --%s cannot be combined with --resume: the session keeps its own settings\n", conflict)
+		return 2
+	}
+	socket, err := bridge.SocketPath(socketFlag)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "scv exec: %v\n", err)
+		return 1
+	}
+	opts := headless.Options{Resume: id, Prompt: prompt, Approve: approve}
+	conn, err := bridge.Connect(socket)
+	switch {
+	case err == nil:
+		opts.Conn = conn
+	case !bridge.NoDaemon(err):
+		fmt.Fprintf(os.Stderr, "scv exec: %v\n", err)
+		return 1
+	}
+	return runHeadless(sessionFlags{}, opts)
+}
+
+// runHeadless runs one turn, in-process unless run.Conn reaches a daemon;
+// Ctrl-C cancels the turn, a second Ctrl-C leaves at once. run's Server,
+// Out, Log and Interrupt are filled in here.
+func runHeadless(f sessionFlags, run headless.Options) int {
 	opts, _, err := serverOptions(lsp.ModeStdio, f.overrides())
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "scv: %v\n", err)
@@ -67,15 +106,8 @@ func runHeadless(f sessionFlags, cwd, prompt string, approve headless.Approver) 
 			}
 		}
 	}()
-	return headless.Run(context.Background(), headless.Options{
-		Server:    opts,
-		Session:   schema.SessionStartParams{Cwd: cwd},
-		Prompt:    prompt,
-		Out:       os.Stdout,
-		Log:       os.Stderr,
-		Approve:   approve,
-		Interrupt: interrupt,
-	})
+	run.Server, run.Out, run.Log, run.Interrupt = opts, os.Stdout, os.Stderr, interrupt
+	return headless.Run(context.Background(), run)
 }
 
 // demoNotes is the file the embedded demo script edits.
@@ -103,7 +135,9 @@ func runDemo(args []string) int {
 	if *ask {
 		approver = headless.TerminalApprover(os.Stdin, os.Stderr)
 	}
-	status := runHeadless(sessionFlags{provider: "replay"}, dir, "Please add a greeting to notes.md.", approver)
+	status := runHeadless(sessionFlags{provider: "replay"}, headless.Options{
+		Session: schema.SessionStartParams{Cwd: dir}, Prompt: "Please add a greeting to notes.md.", Approve: approver,
+	})
 	if after, err := os.ReadFile(notes); err == nil {
 		fmt.Fprintf(os.Stderr, "\nnotes.md now reads:\n%s", termsafe.Escape(string(after)))
 	}

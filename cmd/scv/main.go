@@ -18,17 +18,18 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"lsp":     {runLSP, "serve the protocol on stdin/stdout (what editors start)"},
-	"acp":     {runACP, "serve the Agent Client Protocol on stdin/stdout (Zed, JetBrains, CodeCompanion…)"},
-	"exec":    {runExec, "run one prompt headless: the answer on stdout, tools on stderr"},
-	"demo":    {runDemo, "an offline demo on an embedded script (no API key needed)"},
-	"init":    {runInit, "write a commented config.toml into $SCV_HOME"},
-	"version": {runVersion, "print the version"},
-	"daemon":  {runDaemon, "run the shared daemon on the user's socket"},
-	"status":  {runStatus, "show the daemon: pid, uptime, connections, sessions"},
-	"stop":    {runStop, "stop the daemon gracefully"},
-	"attach":  {runAttach, "follow a daemon session in this terminal and answer its approvals"},
-	"mcp":     {runMCP, "list the configured MCP servers; --check starts each and lists its tools"},
+	"lsp":      {runLSP, "serve the protocol on stdin/stdout (what editors start)"},
+	"acp":      {runACP, "serve the Agent Client Protocol on stdin/stdout (Zed, JetBrains, CodeCompanion…)"},
+	"exec":     {runExec, "run one prompt headless: the answer on stdout, tools on stderr"},
+	"demo":     {runDemo, "an offline demo on an embedded script (no API key needed)"},
+	"init":     {runInit, "write a commented config.toml into $SCV_HOME"},
+	"version":  {runVersion, "print the version"},
+	"daemon":   {runDaemon, "run the shared daemon on the user's socket"},
+	"status":   {runStatus, "show the daemon: pid, uptime, connections, sessions"},
+	"stop":     {runStop, "stop the daemon gracefully"},
+	"attach":   {runAttach, "follow a daemon session in this terminal and answer its approvals"},
+	"mcp":      {runMCP, "list the configured MCP servers; --check starts each and lists its tools"},
+	"sessions": {runSessions, "list sessions; sessions rm ID deletes one, sessions export ID prints its transcript"},
 }
 
 func main() {
@@ -60,7 +61,7 @@ func usage() {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		fmt.Fprintf(os.Stderr, "  %-8s %s\n", name, commands[name].summary)
+		fmt.Fprintf(os.Stderr, "  %-9s %s\n", name, commands[name].summary)
 	}
 }
 

@@ -273,3 +273,16 @@ func TestExecWithoutToolsAnswersAToolCallAsUnknown(t *testing.T) {
 		t.Fatalf("a tool ran in a session without tools: %v", err)
 	}
 }
+
+// Without a daemon, scv sessions asks a server of its own on the same
+// SCV_HOME instead of failing.
+func TestSessionsWithoutADaemonServesInProcess(t *testing.T) {
+	home := t.TempDir()
+	out, stderr, code := run(t, home, home, "", "sessions")
+	if code != 0 || out != "no sessions\n" {
+		t.Fatalf("scv sessions without a daemon: exit %d, stdout %q\n%s", code, out, stderr)
+	}
+	if _, stderr, code := run(t, home, home, "", "sessions", "bogus"); code != 2 || !strings.Contains(stderr, `unknown subcommand "bogus"`) {
+		t.Fatalf("scv sessions bogus: exit %d\n%s", code, stderr)
+	}
+}

@@ -38,7 +38,13 @@ type Approver func(req session.ApprovalRequest) string
 
 // Options describe one headless turn.
 type Options struct {
-	Server    lsp.Options
+	Server lsp.Options
+	// Conn, when set, is a connection to a running server (the daemon)
+	// used instead of serving Server in-process; Run closes it.
+	Conn io.ReadWriteCloser
+	// Resume names a session to attach to and continue instead of
+	// starting one with Session.
+	Resume    string
 	Session   schema.SessionStartParams
 	Prompt    string
 	Out       io.Writer // the answer
@@ -47,20 +53,30 @@ type Options struct {
 	Interrupt <-chan struct{} // each receive asks to cancel the turn
 }
 
-// Run runs the turn and returns the exit status.
-func Run(ctx context.Context, opts Options) int {
-	srv := lsp.NewServer(opts.Server)
+// Serve runs an lsp server with opts in this process and returns the
+// client's end of a pipe to it; stop ends the server and waits for it.
+func Serve(ctx context.Context, opts lsp.Options) (conn net.Conn, stop func()) {
+	srv := lsp.NewServer(opts)
 	serverSide, clientSide := net.Pipe()
 	serveCtx, stopServe := context.WithCancel(ctx)
 	served := make(chan error, 1)
 	go func() { served <- srv.ServeConn(serveCtx, serverSide) }()
-	defer func() {
+	return clientSide, func() {
 		stopServe()
 		<-served
-	}()
+	}
+}
 
+// Run runs the turn and returns the exit status.
+func Run(ctx context.Context, opts Options) int {
+	conn := opts.Conn
+	if conn == nil {
+		var stop func()
+		conn, stop = Serve(ctx, opts.Server)
+		defer stop()
+	}
 	r := &runner{opts: opts, wake: make(chan struct{}, 1)}
-	c := client.New(clientSide, r.enqueue)
+	c := client.New(conn, r.enqueue)
 	defer c.Close()
 	status, err := r.run(ctx, c)
 	if err != nil {
@@ -104,29 +120,74 @@ func (r *runner) run(ctx context.Context, c *client.Client) (int, error) {
 		return ExitFailed, fmt.Errorf("initialize: %w", err)
 	}
 	_ = c.Notify(protocol.MethodInitialized, struct{}{})
+	defer func() {
+		_ = c.Call(ctx, protocol.MethodShutdown, nil, nil)
+		_ = c.Notify(protocol.MethodExit, nil)
+	}()
 	var snap schema.Snapshot
-	if err := c.Call(ctx, schema.MethodSessionStart, r.opts.Session, &snap); err != nil {
+	if r.opts.Resume != "" {
+		// No replay: the turn's own events are what exec prints.
+		if err := c.Call(ctx, schema.MethodSessionAttach, schema.SessionAttachParams{SessionID: r.opts.Resume}, &snap); err != nil {
+			return ExitFailed, err
+		}
+	} else if err := c.Call(ctx, schema.MethodSessionStart, r.opts.Session, &snap); err != nil {
 		return ExitFailed, err
 	}
 	var started schema.TurnStartResult
 	if err := c.Call(ctx, schema.MethodTurnStart, schema.TurnStartParams{SessionID: snap.SessionID, Prompt: &r.opts.Prompt}, &started); err != nil {
 		return ExitFailed, err
 	}
-	status := r.follow(ctx, c, snap.SessionID, started.TurnID)
-	_ = c.Call(ctx, protocol.MethodShutdown, nil, nil)
-	_ = c.Notify(protocol.MethodExit, nil)
-	return status, nil
+	t := &ownTurn{sessionID: snap.SessionID, turnID: started.TurnID}
+	if started.Entry != nil {
+		// A resumed session may be running another window's turn: the
+		// prompt waits in its queue until it is dequeued as our turn.
+		t.queued = *started.Entry
+		fmt.Fprintf(r.opts.Log, "scv: a turn is running in session %s; the prompt is queued (%s)\n", termsafe.Line(snap.SessionID), termsafe.Line(started.Entry.QueueID))
+	}
+	return r.follow(ctx, c, t), nil
+}
+
+// ownTurn is the turn exec follows. Until a queued prompt is dequeued,
+// turnID is empty and queued names its queue entry.
+type ownTurn struct {
+	sessionID string
+	turnID    string
+	queued    schema.QueueEntry
+}
+
+// owns reports whether an event of turn id belongs to the followed turn.
+// A shared session carries other windows' turns too.
+func (t *ownTurn) owns(id string) bool { return t.turnID != "" && id == t.turnID }
+
+// interrupt cancels the turn, or withdraws the prompt still queued; it
+// reports whether nothing is left to wait for.
+func (r *runner) interrupt(ctx context.Context, c *client.Client, t *ownTurn) bool {
+	if t.turnID == "" {
+		fmt.Fprintln(r.opts.Log, "\nscv: withdrawing the queued prompt…")
+		rev := t.queued.Revision
+		err := c.Call(ctx, schema.MethodQueueRemove, schema.QueueEditParams{SessionID: t.sessionID, QueueID: t.queued.QueueID, Revision: &rev}, nil)
+		if err == nil {
+			fmt.Fprintln(r.opts.Log, "— cancelled")
+			return true
+		}
+		// Dequeued meanwhile: its turn's events follow; cancel that.
+		return false
+	}
+	fmt.Fprintln(r.opts.Log, "\nscv: cancelling the turn…")
+	_ = c.Call(ctx, schema.MethodTurnCancel, schema.TurnCancelParams{SessionID: t.sessionID, TurnID: t.turnID}, nil)
+	return false
 }
 
 // follow prints the turn's events until its terminal event.
-func (r *runner) follow(ctx context.Context, c *client.Client, sessionID, turnID string) int {
+func (r *runner) follow(ctx context.Context, c *client.Client, t *ownTurn) int {
 	wroteText := false
 	var text termsafe.Stream // the answer arrives in deltas
 	for {
 		select {
 		case <-r.opts.Interrupt:
-			fmt.Fprintln(r.opts.Log, "\nscv: cancelling the turn…")
-			_ = c.Call(ctx, schema.MethodTurnCancel, schema.TurnCancelParams{SessionID: sessionID, TurnID: turnID}, nil)
+			if r.interrupt(ctx, c, t) {
+				return ExitCancelled
+			}
 			continue
 		case <-c.Done():
 			fmt.Fprintf(r.opts.Log, "scv: the server connection ended: %s\n", termsafe.Escape(fmt.Sprint(c.Err())))
@@ -134,72 +195,103 @@ func (r *runner) follow(ctx context.Context, c *client.Client, sessionID, turnID
 		case <-r.wake:
 		}
 		for _, n := range r.take() {
+			var head struct {
+				SessionID string `json:"sessionId"`
+				TurnID    string `json:"turnId"`
+				QueueID   string `json:"queueId"`
+			}
+			_ = json.Unmarshal(n.Params, &head)
+			if head.SessionID != t.sessionID {
+				continue
+			}
 			switch n.Method {
-			case schema.EvAssistantDelta:
-				var p struct{ Content string }
-				_ = json.Unmarshal(n.Params, &p)
-				_, _ = io.WriteString(r.opts.Out, text.Write(p.Content))
-				wroteText = true
-			case schema.EvAssistantCompleted:
-				if wroteText {
-					_, _ = io.WriteString(r.opts.Out, text.Flush()+"\n")
-					wroteText = false
+			case schema.EvQueueDequeued:
+				if t.turnID == "" && head.QueueID == t.queued.QueueID {
+					t.turnID = head.TurnID
 				}
-			case schema.EvToolProposed:
-				var p struct{ Name, Arguments string }
-				_ = json.Unmarshal(n.Params, &p)
-				fmt.Fprintf(r.opts.Log, "→ %s %s\n", termsafe.Line(p.Name), oneLine(p.Arguments, 200))
-			case schema.EvApprovalRequested:
-				var p session.ApprovalRequest
-				_ = json.Unmarshal(n.Params, &p)
-				fmt.Fprintf(r.opts.Log, "? approval needed: %s (%s)\n%s\n", termsafe.Line(p.Name), termsafe.Line(p.Risk), indent(termsafe.Escape(p.Summary)))
-				decision := r.opts.Approve(p)
-				if err := c.Call(ctx, schema.MethodApprovalResolve, schema.ApprovalResolveParams{
-					SessionID: sessionID, ApprovalID: p.ApprovalID, Decision: decision,
-				}, nil); err != nil {
-					fmt.Fprintf(r.opts.Log, "scv: resolve approval: %s\n", termsafe.Escape(err.Error()))
-				}
-			case schema.EvApprovalResolved:
-				var p struct{ Decision string }
-				_ = json.Unmarshal(n.Params, &p)
-				fmt.Fprintf(r.opts.Log, "  decision: %s\n", termsafe.Line(p.Decision))
-			case schema.EvToolCompleted:
-				var p struct {
-					Name      string
-					Success   bool
-					Output    string
-					Truncated bool
-				}
-				_ = json.Unmarshal(n.Params, &p)
-				mark := "✓"
-				if !p.Success {
-					mark = "✗"
-				}
-				fmt.Fprintf(r.opts.Log, "%s %s: %s\n", mark, termsafe.Line(p.Name), oneLine(p.Output, 200))
-			case schema.EvContextCompacted:
-				fmt.Fprintf(r.opts.Log, "(older messages were dropped to fit the context window)\n")
-			case schema.EvTurnCompleted:
+				continue
+			case schema.EvSessionClosed:
 				_, _ = io.WriteString(r.opts.Out, text.Flush())
-				var p struct {
-					Steps int
-					Usage struct{ InputTokens, OutputTokens int }
-				}
-				_ = json.Unmarshal(n.Params, &p)
-				fmt.Fprintf(r.opts.Log, "— done in %d step(s); tokens: %d in, %d out\n", p.Steps, p.Usage.InputTokens, p.Usage.OutputTokens)
-				return ExitCompleted
-			case schema.EvTurnCancelled:
-				_, _ = io.WriteString(r.opts.Out, text.Flush())
-				fmt.Fprintln(r.opts.Log, "— cancelled")
-				return ExitCancelled
-			case schema.EvTurnFailed:
-				_, _ = io.WriteString(r.opts.Out, text.Flush())
-				var p struct{ Code, Message string }
-				_ = json.Unmarshal(n.Params, &p)
-				fmt.Fprintf(r.opts.Log, "— failed (%s): %s\n", termsafe.Line(p.Code), termsafe.Escape(p.Message))
+				fmt.Fprintln(r.opts.Log, "— the session was closed")
 				return ExitFailed
+			}
+			if !t.owns(head.TurnID) {
+				continue
+			}
+			if status, done := r.show(ctx, c, t, n, &text, &wroteText); done {
+				return status
 			}
 		}
 	}
+}
+
+// show prints one event of the followed turn; done reports its end.
+func (r *runner) show(ctx context.Context, c *client.Client, t *ownTurn, n client.Notification, text *termsafe.Stream, wroteText *bool) (status int, done bool) {
+	switch n.Method {
+	case schema.EvAssistantDelta:
+		var p struct{ Content string }
+		_ = json.Unmarshal(n.Params, &p)
+		_, _ = io.WriteString(r.opts.Out, text.Write(p.Content))
+		*wroteText = true
+	case schema.EvAssistantCompleted:
+		if *wroteText {
+			_, _ = io.WriteString(r.opts.Out, text.Flush()+"\n")
+			*wroteText = false
+		}
+	case schema.EvToolProposed:
+		var p struct{ Name, Arguments string }
+		_ = json.Unmarshal(n.Params, &p)
+		fmt.Fprintf(r.opts.Log, "→ %s %s\n", termsafe.Line(p.Name), oneLine(p.Arguments, 200))
+	case schema.EvApprovalRequested:
+		var p session.ApprovalRequest
+		_ = json.Unmarshal(n.Params, &p)
+		fmt.Fprintf(r.opts.Log, "? approval needed: %s (%s)\n%s\n", termsafe.Line(p.Name), termsafe.Line(p.Risk), indent(termsafe.Escape(p.Summary)))
+		decision := r.opts.Approve(p)
+		if err := c.Call(ctx, schema.MethodApprovalResolve, schema.ApprovalResolveParams{
+			SessionID: t.sessionID, ApprovalID: p.ApprovalID, Decision: decision,
+		}, nil); err != nil {
+			fmt.Fprintf(r.opts.Log, "scv: resolve approval: %s\n", termsafe.Escape(err.Error()))
+		}
+	case schema.EvApprovalResolved:
+		var p struct{ Decision string }
+		_ = json.Unmarshal(n.Params, &p)
+		fmt.Fprintf(r.opts.Log, "  decision: %s\n", termsafe.Line(p.Decision))
+	case schema.EvToolCompleted:
+		var p struct {
+			Name      string
+			Success   bool
+			Output    string
+			Truncated bool
+		}
+		_ = json.Unmarshal(n.Params, &p)
+		mark := "✓"
+		if !p.Success {
+			mark = "✗"
+		}
+		fmt.Fprintf(r.opts.Log, "%s %s: %s\n", mark, termsafe.Line(p.Name), oneLine(p.Output, 200))
+	case schema.EvContextCompacted:
+		fmt.Fprintf(r.opts.Log, "(older messages were dropped to fit the context window)\n")
+	case schema.EvTurnCompleted:
+		_, _ = io.WriteString(r.opts.Out, text.Flush())
+		var p struct {
+			Steps int
+			Usage struct{ InputTokens, OutputTokens int }
+		}
+		_ = json.Unmarshal(n.Params, &p)
+		fmt.Fprintf(r.opts.Log, "— done in %d step(s); tokens: %d in, %d out\n", p.Steps, p.Usage.InputTokens, p.Usage.OutputTokens)
+		return ExitCompleted, true
+	case schema.EvTurnCancelled:
+		_, _ = io.WriteString(r.opts.Out, text.Flush())
+		fmt.Fprintln(r.opts.Log, "— cancelled")
+		return ExitCancelled, true
+	case schema.EvTurnFailed:
+		_, _ = io.WriteString(r.opts.Out, text.Flush())
+		var p struct{ Code, Message string }
+		_ = json.Unmarshal(n.Params, &p)
+		fmt.Fprintf(r.opts.Log, "— failed (%s): %s\n", termsafe.Line(p.Code), termsafe.Escape(p.Message))
+		return ExitFailed, true
+	}
+	return 0, false
 }
 
 // oneLine shows model or tool text on one line of at most max bytes: its
