@@ -108,6 +108,11 @@ func Template() string {
 	w("[daemon]")
 	kv("Minutes a session with no attached editor lives before the daemon closes it.", "session_idle_minutes", d.Daemon.SessionIdleMinutes)
 	kv("Sessions open at once, in the daemon or in one `scv lsp`; more are refused with too_many_sessions.", "max_sessions", d.Daemon.MaxSessions)
+	w("")
+
+	w("[sessions]")
+	kv("Stored sessions ($"+HomeEnv+"/sessions) kept; the daemon removes the oldest beyond it, at start and daily.", "max_count", d.Sessions.MaxCount)
+	kv("Days a stored session is kept after its last change.", "max_age_days", d.Sessions.MaxAgeDays)
 	return b.String()
 }
 

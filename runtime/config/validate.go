@@ -110,5 +110,7 @@ func (c Config) validate(origin func(string) string) error {
 
 	positive("daemon.session_idle_minutes", c.Daemon.SessionIdleMinutes)
 	positive("daemon.max_sessions", c.Daemon.MaxSessions)
+	positive("sessions.max_count", c.Sessions.MaxCount)
+	positive("sessions.max_age_days", c.Sessions.MaxAgeDays)
 	return errors.Join(errs...)
 }
