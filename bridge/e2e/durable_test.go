@@ -3,6 +3,8 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -11,6 +13,7 @@ import (
 	"scv/internal/fakeopenai"
 	"scv/lsp/client"
 	"scv/lsp/schema"
+	"scv/runtime/config"
 	"scv/runtime/session"
 )
 
@@ -247,4 +250,51 @@ func TestDeleteAndFork(t *testing.T) {
 	if ce, ok := client.AsError(err); !ok || ce.DataCode() != schema.CodeSessionNotFound {
 		t.Fatalf("attach of a deleted session answered %v, want session_not_found", err)
 	}
+}
+
+// Damaged files: a torn last line is cut off and reported once, a file
+// that is not JSON and one of an unknown version are refused with a
+// message naming them; the daemon starts and lists the rest.
+func TestDamagedStoreStillServes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	d := e.daemon()
+	a := e.direct("window")
+	a.initialize()
+	sid := a.startSession(map[string]any{"cwd": e.work}).SessionID
+	turn := a.startTurn(sid, "kept").TurnID
+	a.awaitNote(schema.EvTurnCompleted, forTurn(turn))
+	d.signal(t, syscall.SIGKILL)
+	d.wait(t)
+
+	dir := config.SessionsDir(e.home)
+	f, err := os.OpenFile(filepath.Join(dir, sid+".jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"seq":999,"type":"turn.sta`)
+	f.Close()
+	os.WriteFile(filepath.Join(dir, "garbage.jsonl"), []byte("not json at all\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "future.jsonl"), []byte(`{"v":99,"id":"future","cwd":"/"}`+"\n"), 0o600)
+
+	d = e.daemon()
+	b := e.direct("after the damage")
+	b.initialize()
+	if row := b.list()[sid]; row.State != session.StateStored {
+		t.Fatalf("the damaged store lists %+v for the good session", row)
+	}
+	b.attachFull(sid)
+	if !b.has(schema.EvTurnCompleted, forTurn(turn)) {
+		t.Fatalf("the session with a torn tail lost its turn:\n%s", b.dump())
+	}
+	d.awaitOutput(t, "torn")
+	for id, want := range map[string]string{"garbage": "garbage.jsonl", "future": "version"} {
+		err := b.call(schema.MethodSessionAttach, schema.SessionRef{SessionID: id}, nil)
+		ce, ok := client.AsError(err)
+		if !ok || ce.DataCode() != schema.CodeSessionNotFound || !strings.Contains(ce.Message, want) {
+			t.Fatalf("attach of the damaged session %s answered %v, want session_not_found naming %q", id, err, want)
+		}
+	}
+	turn = b.startTurn(sid, "goes on").TurnID
+	b.awaitNote(schema.EvTurnCompleted, forTurn(turn))
 }
