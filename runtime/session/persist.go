@@ -3,6 +3,8 @@ package session
 import (
 	"encoding/json"
 	"reflect"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"scv/runtime/provider"
@@ -18,8 +20,15 @@ type disk struct {
 	// pending are the history messages added since the last record; the
 	// next record carries them (recordExtras.History).
 	pending []provider.Message
-	// reserved is the highest seq a durable seq.reserve allows.
-	reserved uint64
+	// reserved is the highest seq a durable seq.reserve allows. A stream
+	// reserves the next block ahead, half a block before it needs it,
+	// and syncs that off the hot path (reserving); an event that would
+	// pass a reservation not yet durable syncs one itself.
+	reserved  atomic.Uint64
+	reserving atomic.Bool
+	syncs     sync.WaitGroup
+	// dirty: records were appended since the last sync.
+	dirty bool
 	// failed is set after the first write error, which is logged once;
 	// the session goes on in memory.
 	failed bool
@@ -61,10 +70,11 @@ func (s *Session) persistLocked(ev Event, data []byte) {
 		return
 	}
 	var reserve uint64
-	if ev.Seq > d.reserved {
+	if ev.Seq > d.reserved.Load() {
 		reserve = ev.Seq - 1 + SeqReserveBlock
 	}
 	if _, delta := ev.Payload.(AssistantDelta); delta && reserve == 0 {
+		s.reserveAheadLocked(ev.Seq)
 		return // the hot path: deltas are not stored
 	}
 	kind, stored := recordKinds[reflect.TypeOf(ev.Payload)]
@@ -73,13 +83,17 @@ func (s *Session) persistLocked(ev Event, data []byte) {
 	case !stored && reserve == 0:
 		return
 	case !stored:
-		// A delta crossed the reservation: the reservation takes its seq.
+		// An event that is not stored passed the reservation: the
+		// reservation takes its seq.
 		data, _ = json.Marshal(seqReserve{UpTo: reserve})
 		err = d.log.Append(store.Record{Seq: ev.Seq, Type: recordSeqReserve, At: s.clock(), Data: data})
 		if err == nil {
 			err = d.log.Sync()
 		}
 	default:
+		if reserve == 0 && kind.sync && ev.Seq+SeqReserveBlock/2 > d.reserved.Load() {
+			reserve = ev.Seq - 1 + SeqReserveBlock // this sync carries it for free
+		}
 		x := recordExtras{History: d.pending, SeqReserve: reserve}
 		if q, ok := ev.Payload.(QueueEnqueued); ok && (q.Entry.attachments.text != "" || len(q.Entry.attachments.refs) > 0) {
 			x.Attachments = &storedAttachments{Text: q.Entry.attachments.text, Context: q.Entry.attachments.refs}
@@ -89,8 +103,10 @@ func (s *Session) persistLocked(ev Event, data []byte) {
 		if err == nil {
 			err = d.log.Append(store.Record{Seq: ev.Seq, Type: kind.name, At: s.clock(), Data: data})
 		}
+		d.dirty = true
 		if err == nil && (kind.sync || reserve != 0) {
 			err = d.log.Sync()
+			d.dirty = false
 		}
 		if err == nil && kind.meta {
 			err = d.log.SetMeta(s.metaLocked())
@@ -100,9 +116,39 @@ func (s *Session) persistLocked(ev Event, data []byte) {
 		s.diskFailedLocked(err)
 		return
 	}
-	if reserve != 0 {
-		d.reserved = reserve
+	if reserve != 0 && reserve > d.reserved.Load() {
+		d.reserved.Store(reserve)
 	}
+}
+
+// reserveAheadLocked reserves the next block of seqs once a stream is
+// half-way through the current one: the record is appended with the
+// delta's seq now and synced by a goroutine the disk owns, so the stream
+// never waits for the disk unless it outruns the sync by half a block.
+func (s *Session) reserveAheadLocked(seq uint64) {
+	d := &s.disk
+	current := d.reserved.Load()
+	if seq+SeqReserveBlock/2 <= current || !d.reserving.CompareAndSwap(false, true) {
+		return
+	}
+	upTo := current + SeqReserveBlock
+	data, _ := json.Marshal(seqReserve{UpTo: upTo})
+	if err := d.log.Append(store.Record{Seq: seq, Type: recordSeqReserve, At: s.clock(), Data: data}); err != nil {
+		d.reserving.Store(false)
+		s.diskFailedLocked(err)
+		return
+	}
+	log := d.log
+	d.syncs.Add(1)
+	go func() {
+		defer d.syncs.Done()
+		defer d.reserving.Store(false)
+		if err := log.Sync(); err != nil {
+			s.logger().Error("a seq reservation could not be synced", "session", s.id, "err", err)
+			return
+		}
+		d.reserved.Store(upTo)
+	}()
 }
 
 func (s *Session) metaLocked() store.Meta {
@@ -121,7 +167,8 @@ func (s *Session) diskFailedLocked(err error) {
 // syncDiskLocked makes every appended record durable (attach with a full
 // replay reads the file).
 func (s *Session) syncDiskLocked() {
-	if s.disk.log != nil {
+	if s.disk.log != nil && s.disk.dirty {
+		s.disk.dirty = false
 		if err := s.disk.log.Sync(); err != nil {
 			s.diskFailedLocked(err)
 		}
@@ -137,6 +184,8 @@ func (s *Session) closeDiskLocked() {
 	if err := s.disk.log.Close(); err != nil {
 		s.diskFailedLocked(err)
 	}
+	// A reservation's sync ends with the Close it ran before.
+	s.disk.syncs.Wait()
 	s.disk.log = nil
 }
 

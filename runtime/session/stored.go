@@ -117,7 +117,8 @@ func (m *Manager) restore(log *store.Log, loaded store.Loaded) (*Session, error)
 	if s.title == "" {
 		s.title = loaded.Meta.Title
 	}
-	s.disk = disk{store: m.opts.Store, log: log, reserved: r.reserved}
+	s.disk = disk{store: m.opts.Store, log: log}
+	s.disk.reserved.Store(r.reserved)
 	if r.running != "" || len(r.open) > 0 || len(r.queue) > 0 {
 		s.restoreInterruptedLocked(r)
 	}
