@@ -319,7 +319,7 @@ func (f *forwarder) daemonEnded(err error) error {
 	}
 	// Sessions are stored on disk by the daemon: what a stopped daemon
 	// lost is the turn it was running, not the sessions.
-	text := fmt.Sprintf("scv: the connection to the scv daemon (%s) was lost. Sessions are stored on disk: restart the scv language server and attach to them again; a turn that was running when the daemon stopped is lost and comes back as interrupted, with its session paused.",
+	text := fmt.Sprintf("scv: the connection to the scv daemon (%s) was lost. Restart the scv language server to reconnect: sessions are stored on disk, so attach to them again; a turn that was running when the daemon stopped is lost and comes back as interrupted, with its session paused.",
 		f.daemon.RemoteAddr())
 	f.toEditor(showMessage(MessageError, text))
 	if err == nil {
