@@ -74,10 +74,7 @@ func (a *Attachment) Attach(want string) int {
 // the snapshot.
 func (a *Attachment) attach(ctx context.Context, id string) error {
 	var snap json.RawMessage
-	params := schema.SessionAttachReplayParams{
-		SessionAttachParams: schema.SessionAttachParams{SessionID: id, AfterSeq: schema.Ptr[uint64](0)},
-		Replay:              schema.ReplayFull,
-	}
+	params := schema.SessionAttachParams{SessionID: id, AfterSeq: schema.Ptr[uint64](0), Replay: schema.ReplayFull}
 	if err := a.c.Call(ctx, schema.MethodSessionAttach, params, &snap); err != nil {
 		return err
 	}

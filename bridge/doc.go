@@ -25,8 +25,8 @@
 // --model, --provider, --base-url, --approval and --no-tools ride in the
 // editor's initialize (initializationOptions.scv.flags) and bind the
 // sessions started through it. If the daemon goes away, the editor receives
-// a window/showMessage error saying the daemon's in-memory sessions are lost
-// if it stopped, asking it to restart the server, and the bridge exits
+// a window/showMessage error saying the sessions are on disk and a running
+// turn was lost, asking it to restart the server, and the bridge exits
 // non-zero; if the editor goes away, the bridge closes its daemon
 // connection and the sessions live on in the daemon. Client is the small
 // JSON-RPC client behind `scv status`, `scv stop` and `scv attach`.

@@ -317,10 +317,9 @@ func (f *forwarder) daemonEnded(err error) error {
 		}
 		return ErrExitWithoutShutdown
 	}
-	// Sessions are kept in the daemon's memory only: a daemon that stopped
-	// (killed, crashed, stopped) took them with it, and saying otherwise
-	// would send the user looking for work that is gone.
-	text := fmt.Sprintf("scv: the connection to the scv daemon (%s) was lost. The daemon keeps sessions in memory only: if it stopped, its sessions and their history are lost. Restart the scv language server to reconnect.",
+	// Sessions are stored on disk by the daemon: what a stopped daemon
+	// lost is the turn it was running, not the sessions.
+	text := fmt.Sprintf("scv: the connection to the scv daemon (%s) was lost. Restart the scv language server to reconnect: sessions are stored on disk, so attach to them again; a turn that was running when the daemon stopped is lost and comes back as interrupted, with its session paused.",
 		f.daemon.RemoteAddr())
 	f.toEditor(showMessage(MessageError, text))
 	if err == nil {

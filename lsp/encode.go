@@ -63,6 +63,10 @@ func methodOf(p session.Payload) string {
 		return schema.EvSessionCleared
 	case session.SessionClosed:
 		return schema.EvSessionClosed
+	case session.SessionRenamed:
+		return schema.EvSessionRenamed
+	case session.SessionRestored:
+		return schema.EvSessionRestored
 	}
 	panic(fmt.Sprintf("lsp: no notification for a %T event", p))
 }
@@ -102,6 +106,9 @@ func encodeEvent(ev session.Event) []byte {
 		body = appendDelta(body, d.TurnID, d.Content)
 	case session.AssistantCompleted:
 		body = appendDelta(body, d.TurnID, d.Content)
+		if d.Interrupted {
+			body = append(body, `,"interrupted":true`...)
+		}
 	default:
 		if len(members) > 0 {
 			body = append(body, ',')

@@ -35,6 +35,8 @@ var allPayloads = []session.Payload{
 	session.SessionPaused{Paused: true},
 	session.SessionCleared{},
 	session.SessionClosed{},
+	session.SessionRenamed{Title: "t"},
+	session.SessionRestored{Queued: 1, Paused: true},
 }
 
 func TestEveryEventEncodesAsItsNotification(t *testing.T) {

@@ -42,13 +42,28 @@ func handleSessionStart(ctx context.Context, c *conn, req *incoming) (any, error
 	return snap, nil
 }
 
+// handleSessionAttach loads a stored session that is not loaded yet.
 func handleSessionAttach(_ context.Context, c *conn, req *incoming) (any, error) {
 	var p schema.SessionAttachParams
-	s, err := sessionOf(c, req, &p, &p.SessionID)
+	if err := unmarshalParams(req.params, &p); err != nil {
+		return nil, err
+	}
+	if p.SessionID == "" {
+		return nil, invalidParams("params.sessionId is required")
+	}
+	if p.Replay != "" && p.Replay != schema.ReplayFull {
+		return nil, invalidParams(`params.replay must be "full" or absent, not "` + p.Replay + `"`)
+	}
+	s, err := c.srv.sessions.Load(p.SessionID)
 	if err != nil {
 		return nil, err
 	}
-	a, err := s.Attach(c, p.AfterSeq)
+	var a session.Attachment
+	if p.Replay == schema.ReplayFull {
+		a, err = s.AttachFull(c)
+	} else {
+		a, err = s.Attach(c, p.AfterSeq)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -66,8 +81,56 @@ func handleSessionDetach(_ context.Context, c *conn, req *incoming) (any, error)
 	return schema.Empty{}, nil
 }
 
-func handleSessionList(_ context.Context, c *conn, _ *incoming) (any, error) {
-	return schema.SessionListResult{Sessions: c.srv.sessions.List()}, nil
+func handleSessionList(_ context.Context, c *conn, req *incoming) (any, error) {
+	var p schema.SessionListParams
+	if err := unmarshalParams(req.params, &p); err != nil {
+		return nil, err
+	}
+	if p.Limit < 0 {
+		return nil, invalidParams("params.limit must not be negative")
+	}
+	page, err := c.srv.sessions.ListSessions(session.ListOptions{Cwd: p.Cwd, Cursor: p.Cursor, Limit: p.Limit})
+	if err != nil {
+		return nil, err
+	}
+	return schema.SessionListResult{Sessions: page.Sessions, NextCursor: page.NextCursor}, nil
+}
+
+func handleSessionRename(_ context.Context, c *conn, req *incoming) (any, error) {
+	var p schema.SessionRenameParams
+	if err := unmarshalParams(req.params, &p); err != nil {
+		return nil, err
+	}
+	if p.SessionID == "" {
+		return nil, invalidParams("params.sessionId is required")
+	}
+	return schema.Empty{}, c.srv.sessions.Rename(p.SessionID, p.Title)
+}
+
+func handleSessionDelete(_ context.Context, c *conn, req *incoming) (any, error) {
+	var p schema.SessionRef
+	if err := unmarshalParams(req.params, &p); err != nil {
+		return nil, err
+	}
+	if p.SessionID == "" {
+		return nil, invalidParams("params.sessionId is required")
+	}
+	return schema.Empty{}, c.srv.sessions.Delete(p.SessionID)
+}
+
+func handleSessionFork(_ context.Context, c *conn, req *incoming) (any, error) {
+	var p schema.SessionForkParams
+	if err := unmarshalParams(req.params, &p); err != nil {
+		return nil, err
+	}
+	if p.SessionID == "" {
+		return nil, invalidParams("params.sessionId is required")
+	}
+	id, err := c.srv.sessions.Fork(p.SessionID, p.TurnID)
+	if err != nil {
+		return nil, err
+	}
+	return schema.SessionForkResult{SessionID: id}, nil
 }
 
 func handleSessionClose(_ context.Context, c *conn, req *incoming) (any, error) {

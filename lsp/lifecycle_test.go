@@ -117,9 +117,16 @@ func TestSessionClose(t *testing.T) {
 		if n := len(ed.Notes(schema.EvTurnStarted, nil)); n != 1 {
 			t.Errorf("%d turns started; the queued prompt should have been dropped", n)
 		}
-		for _, method := range []string{"scv/session/attach", "scv/queue/list", "scv/session/close"} {
+		for _, method := range []string{"scv/queue/list", "scv/session/close"} {
 			err := ed.Call(method, map[string]any{"sessionId": sid}, nil)
 			lsptest.ExpectError(t, err, codeApplication, "session_not_found")
+		}
+		// Closing unloads the session; it stays stored, without the
+		// prompt the close dropped, and an attach loads it again.
+		var snap session.Snapshot
+		ed.MustCall("scv/session/attach", map[string]any{"sessionId": sid}, &snap)
+		if snap.State != "idle" || len(snap.Queue.Entries) != 0 || snap.Queue.Paused {
+			t.Errorf("the closed session loads as %+v, want idle with an empty queue, not paused", snap)
 		}
 	})
 }

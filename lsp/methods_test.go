@@ -13,7 +13,8 @@ import (
 var (
 	specMethods = []string{
 		"scv/session/start", "scv/session/attach", "scv/session/detach", "scv/session/list",
-		"scv/session/close", "scv/session/clear", "scv/session/pause", "scv/turn/start",
+		"scv/session/close", "scv/session/clear", "scv/session/pause", "scv/session/rename",
+		"scv/session/delete", "scv/session/fork", "scv/turn/start",
 		"scv/turn/cancel", "scv/queue/list", "scv/queue/update", "scv/queue/move",
 		"scv/queue/remove", "scv/approval/resolve", "scv/daemon/status",
 	}
@@ -23,7 +24,7 @@ var (
 		"scv/context/compacted", "scv/turn/completed", "scv/turn/cancelled", "scv/turn/failed",
 		"scv/queue/snapshot", "scv/queue/enqueued", "scv/queue/updated", "scv/queue/moved",
 		"scv/queue/removed", "scv/queue/dequeued", "scv/session/paused", "scv/session/cleared",
-		"scv/session/closed", "scv/session/lagged", "scv/session/gap",
+		"scv/session/closed", "scv/session/renamed", "scv/session/restored", "scv/session/lagged", "scv/session/gap",
 	}
 )
 
@@ -67,7 +68,7 @@ func TestAdvertisedMethodsAreExactlyThoseDispatched(t *testing.T) {
 			}
 		}
 		// Names that are not advertised are not dispatched.
-		for _, m := range []string{"scv/session/delete", "scv/turn/start2", "scv/queue", "scv/",
+		for _, m := range []string{"scv/session/remove", "scv/turn/start2", "scv/queue", "scv/",
 			"scv/session/lagged", "scv/turn/started", "initialized", "exit", "$/cancelRequest", "workspace/symbol"} {
 			err := ed.Call(m, map[string]any{}, nil)
 			if e, _ := clientError(err); e != codeMethodNotFound {

@@ -15,6 +15,7 @@ import (
 	"scv/runtime/config"
 	"scv/runtime/provider"
 	"scv/runtime/session"
+	"scv/runtime/store"
 )
 
 // ProtocolVersion is the major version of the scv protocol this server speaks.
@@ -51,6 +52,8 @@ type Options struct {
 	// config.DefaultMaxSessions.
 	MaxSessions int
 	Getenv      func(string) string
+	// Store keeps the sessions on disk; nil keeps them in memory only.
+	Store *store.Store
 	// InitializeTimeout, when set, closes a connection that has not sent
 	// initialize that long after it opened (the daemon's handshake bound).
 	InitializeTimeout time.Duration
@@ -99,7 +102,7 @@ func NewServer(opts Options) *Server {
 		opts:   opts,
 		limits: limits,
 		sessions: session.NewManager(session.Options{
-			Home: opts.Home, Flags: opts.Flags, Getenv: opts.Getenv, Limits: limits,
+			Home: opts.Home, Flags: opts.Flags, Getenv: opts.Getenv, Limits: limits, Store: opts.Store,
 		}),
 		started: time.Now(),
 		conns:   map[*conn]struct{}{},

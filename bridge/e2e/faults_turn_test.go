@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -146,10 +145,10 @@ func TestKilledDaemonEndsTheBridge(t *testing.T) {
 	if p.Type != bridge.MessageError || !strings.Contains(p.Message, "daemon") {
 		t.Fatalf("the editor was told %s; want an error saying the daemon was lost", msg.Params)
 	}
-	// Sessions live in the daemon's memory only: the editor must not be
-	// promised it can attach to them again.
-	if strings.Contains(p.Message, "attached again") || !regexp.MustCompile(`sessions[^.]* lost`).MatchString(p.Message) {
-		t.Fatalf("the editor was told %q; want it told that the daemon's sessions are lost when the daemon stopped", p.Message)
+	// Sessions are stored: the editor is told it can attach again and
+	// that the running turn is what was lost.
+	if !strings.Contains(p.Message, "attach to them again") || !strings.Contains(p.Message, "interrupted") {
+		t.Fatalf("the editor was told %q; want it told the sessions are stored and the running turn interrupted", p.Message)
 	}
 	if code := a.proc.wait(t); code == 0 {
 		t.Fatal("the bridge exited 0 after its daemon was killed")
@@ -165,8 +164,8 @@ func TestKilledDaemonEndsTheBridge(t *testing.T) {
 		Sessions []session.Summary `json:"sessions"`
 	}
 	b.mustCall("scv/session/list", map[string]any{}, &list)
-	if len(list.Sessions) != 0 {
-		t.Fatalf("a new daemon lists %+v", list.Sessions)
+	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != sid || list.Sessions[0].State != session.StateStored {
+		t.Fatalf("a new daemon lists %+v, want the killed daemon's session, stored", list.Sessions)
 	}
 }
 

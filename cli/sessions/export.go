@@ -23,10 +23,7 @@ func Fetch(ctx context.Context, c *Conn, id string) (Transcript, error) {
 	var snap schema.Snapshot
 	// Replay "full" from a server that stores sessions, the ring after
 	// seq 0 from one that does not.
-	err := c.Call(ctx, schema.MethodSessionAttach, schema.SessionAttachReplayParams{
-		SessionAttachParams: schema.SessionAttachParams{SessionID: id, AfterSeq: schema.Ptr[uint64](0)},
-		Replay:              schema.ReplayFull,
-	}, &snap)
+	err := c.Call(ctx, schema.MethodSessionAttach, schema.SessionAttachParams{SessionID: id, AfterSeq: schema.Ptr[uint64](0), Replay: schema.ReplayFull}, &snap)
 	if err != nil {
 		return Transcript{}, explain(err, id)
 	}

@@ -19,6 +19,7 @@ import (
 	"scv/internal/termsafe"
 	"scv/lsp"
 	"scv/runtime/config"
+	"scv/runtime/session"
 )
 
 // runDaemon serves the shared daemon on the user's socket until SIGTERM or
@@ -75,10 +76,14 @@ func runDaemon(args []string) int {
 
 	reapCtx, stopReaping := context.WithCancel(context.Background())
 	var reaper sync.WaitGroup
-	reaper.Add(1)
+	reaper.Add(2)
 	go func() {
 		defer reaper.Done()
 		bridge.ReapIdleSessions(reapCtx, srv.Sessions().CloseIdle, time.Duration(cfg.Daemon.SessionIdleMinutes)*time.Minute, log)
+	}()
+	go func() {
+		defer reaper.Done()
+		srv.Sessions().RunRetention(reapCtx, cfg.Sessions.MaxCount, time.Duration(cfg.Sessions.MaxAgeDays)*24*time.Hour, session.RetentionInterval)
 	}()
 	err = l.Run(ctx, bridge.DaemonOptions{
 		IdleTimeout: *idle,

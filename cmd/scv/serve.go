@@ -11,6 +11,7 @@ import (
 	"scv/lsp"
 	"scv/runtime/config"
 	"scv/runtime/session"
+	"scv/runtime/store"
 )
 
 // sessionFlags are the configuration flags shared by lsp, exec and demo;
@@ -48,10 +49,14 @@ func serverOptions(mode string, flags config.Overrides) (lsp.Options, config.Con
 	if err != nil {
 		return lsp.Options{}, config.Config{}, err
 	}
+	st, err := store.Open(config.SessionsDir(home))
+	if err != nil {
+		return lsp.Options{}, config.Config{}, err
+	}
 	return lsp.Options{
 		Mode: mode, Version: version, Home: home, Flags: flags,
 		Protocol: cfg.Protocol, MaxSessions: cfg.Daemon.MaxSessions,
-		Response: session.ResponseLimits(cfg),
+		Response: session.ResponseLimits(cfg), Store: st,
 	}, cfg, nil
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"scv/lsp"
 	"scv/runtime/config"
+	"scv/runtime/store"
 )
 
 // Dialer starts a server for an Env and connects one editor to it. A new
@@ -201,7 +202,12 @@ func (InProcess) Dial(env *Env) (Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", config.UserFile(env.Home), err)
 	}
+	st, err := store.Open(config.SessionsDir(env.Home))
+	if err != nil {
+		return nil, err
+	}
 	srv := lsp.NewServer(lsp.Options{
+		Store:       st,
 		Mode:        lsp.ModeStdio,
 		Version:     "test",
 		Home:        env.Home,

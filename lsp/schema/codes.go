@@ -17,6 +17,8 @@ const (
 	CodeInvalidCwd            = string(session.CodeInvalidCwd)
 	CodeProviderNotConfigured = string(session.CodeProviderNotConfigured)
 	CodeUnsupported           = string(session.CodeUnsupported)
+	CodeTooManySessions       = string(session.CodeTooManySessions)
+	CodeSessionOwned          = string(session.CodeSessionOwned)
 
 	CodeVersionMismatch    = "version_mismatch"
 	CodeFrameTooLarge      = "frame_too_large"

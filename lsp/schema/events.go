@@ -84,6 +84,14 @@ type (
 		EventHeader
 		session.SessionPaused
 	}
+	SessionRenamedParams struct {
+		EventHeader
+		session.SessionRenamed
+	}
+	SessionRestoredParams struct {
+		EventHeader
+		session.SessionRestored
+	}
 )
 
 // SessionLaggedParams is the params of scv/session/lagged: this

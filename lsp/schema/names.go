@@ -21,6 +21,9 @@ const (
 	MethodSessionClose    = "scv/session/close"
 	MethodSessionClear    = "scv/session/clear"
 	MethodSessionPause    = "scv/session/pause"
+	MethodSessionRename   = "scv/session/rename"
+	MethodSessionDelete   = "scv/session/delete"
+	MethodSessionFork     = "scv/session/fork"
 	MethodTurnStart       = "scv/turn/start"
 	MethodTurnCancel      = "scv/turn/cancel"
 	MethodQueueList       = "scv/queue/list"
@@ -35,7 +38,8 @@ const (
 // (lsp's method table is checked against it).
 var Methods = []string{
 	MethodSessionStart, MethodSessionAttach, MethodSessionDetach, MethodSessionList,
-	MethodSessionClose, MethodSessionClear, MethodSessionPause, MethodTurnStart, MethodTurnCancel,
+	MethodSessionClose, MethodSessionClear, MethodSessionPause, MethodSessionRename,
+	MethodSessionDelete, MethodSessionFork, MethodTurnStart, MethodTurnCancel,
 	MethodQueueList, MethodQueueUpdate, MethodQueueMove, MethodQueueRemove, MethodApprovalResolve,
 	MethodDaemonStatus,
 }
@@ -63,6 +67,8 @@ const (
 	EvSessionPaused      = "scv/session/paused"
 	EvSessionCleared     = "scv/session/cleared"
 	EvSessionClosed      = "scv/session/closed"
+	EvSessionRenamed     = "scv/session/renamed"
+	EvSessionRestored    = "scv/session/restored"
 	// Per-connection notifications: no seq of their own, never replayed.
 	EvSessionLagged = "scv/session/lagged"
 	EvSessionGap    = "scv/session/gap"
@@ -75,7 +81,7 @@ var Notifications = []string{
 	EvToolCompleted, EvApprovalRequested, EvApprovalResolved, EvContextCompacted,
 	EvTurnCompleted, EvTurnCancelled, EvTurnFailed, EvQueueSnapshot, EvQueueEnqueued,
 	EvQueueUpdated, EvQueueMoved, EvQueueRemoved, EvQueueDequeued, EvSessionPaused,
-	EvSessionCleared, EvSessionClosed, EvSessionLagged, EvSessionGap,
+	EvSessionCleared, EvSessionClosed, EvSessionRenamed, EvSessionRestored, EvSessionLagged, EvSessionGap,
 }
 
 // IsTerminal reports whether a notification ends a turn.

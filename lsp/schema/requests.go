@@ -35,16 +35,44 @@ type SessionStartParams struct {
 }
 
 // SessionAttachParams is the params of scv/session/attach; AfterSeq nil
-// asks for no replay.
+// asks for no replay, Replay ReplayFull for the whole stored transcript.
 type SessionAttachParams struct {
 	SessionID string  `json:"sessionId"`
 	AfterSeq  *uint64 `json:"afterSeq,omitempty"`
+	Replay    string  `json:"replay,omitempty"`
+}
+
+// ReplayFull is the attach replay mode that sends the whole transcript.
+const ReplayFull = "full"
+
+// SessionListParams is the params of scv/session/list (all optional).
+type SessionListParams struct {
+	Cwd    string `json:"cwd,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
 }
 
 // SessionListResult is the result of scv/session/list.
 type SessionListResult struct {
-	Sessions []Summary `json:"sessions"`
+	Sessions   []Summary `json:"sessions"`
+	NextCursor string    `json:"nextCursor,omitempty"`
 }
+
+// SessionRenameParams is the params of scv/session/rename.
+type SessionRenameParams struct {
+	SessionID string `json:"sessionId"`
+	Title     string `json:"title"`
+}
+
+// SessionForkParams is the params of scv/session/fork; TurnID empty forks
+// after the last turn that ended.
+type SessionForkParams struct {
+	SessionID string `json:"sessionId"`
+	TurnID    string `json:"turnId,omitempty"`
+}
+
+// SessionForkResult is the result of scv/session/fork: the new session.
+type SessionForkResult = SessionRef
 
 // SessionPauseParams is the params of scv/session/pause.
 type SessionPauseParams struct {

@@ -15,6 +15,7 @@ type Config struct {
 	// MCPServers are the MCP servers whose tools each session offers, by
 	// name; only the user's file (or session parameters) may set them.
 	MCPServers map[string]MCPServer `toml:"mcp_servers"`
+	Sessions   Sessions             `toml:"sessions"`
 }
 
 // Provider selects and reaches the model.
@@ -89,4 +90,13 @@ type Daemon struct {
 	// MaxSessions caps the sessions one server holds open at once (the
 	// daemon, or one `scv lsp` serving in-process).
 	MaxSessions int `toml:"max_sessions"`
+}
+
+// Sessions is the retention of stored sessions ($SCV_HOME/sessions),
+// applied by the daemon at start and then daily.
+type Sessions struct {
+	// MaxCount keeps at most this many stored sessions, the newest.
+	MaxCount int `toml:"max_count"`
+	// MaxAgeDays removes sessions not updated for longer.
+	MaxAgeDays int `toml:"max_age_days"`
 }

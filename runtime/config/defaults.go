@@ -40,6 +40,9 @@ const (
 
 	DefaultSessionIdleMinutes = 30
 	DefaultMaxSessions        = 256
+
+	DefaultSessionsMaxCount   = 1000
+	DefaultSessionsMaxAgeDays = 90
 )
 
 // Provider kinds.
@@ -97,8 +100,9 @@ func Defaults() Config {
 			OutboundQueueBytes:  DefaultOutboundQueueBytes,
 			MaxInflightRequests: DefaultMaxInflightRequests,
 		},
-		Skills: Skills{Enabled: DefaultSkillsEnabled},
-		Daemon: Daemon{SessionIdleMinutes: DefaultSessionIdleMinutes, MaxSessions: DefaultMaxSessions},
+		Skills:   Skills{Enabled: DefaultSkillsEnabled},
+		Daemon:   Daemon{SessionIdleMinutes: DefaultSessionIdleMinutes, MaxSessions: DefaultMaxSessions},
+		Sessions: Sessions{MaxCount: DefaultSessionsMaxCount, MaxAgeDays: DefaultSessionsMaxAgeDays},
 	}
 }
 

@@ -303,3 +303,6 @@ func applyOverrides(cfg *Config, src *Sources, o Overrides, origin string) {
 		src.set("tools.enabled", origin)
 	}
 }
+
+// SessionsDir is where sessions are stored: $SCV_HOME/sessions.
+func SessionsDir(home string) string { return filepath.Join(home, "sessions") }

@@ -37,6 +37,10 @@ func projectForbidden(key string) (reason string, forbidden bool) {
 	return "", false
 }
 
+// serverWide are the sections that shape the serving process, not one
+// session: only the user's file sets them.
+var serverWide = map[string]bool{"protocol": true, "daemon": true, "sessions": true}
+
 // checkProjectKeys refuses what only the user may decide.
 func checkProjectKeys(meta toml.MetaData, cfg *Config, user userLayer, path string) error {
 	for _, key := range meta.Keys() {
@@ -49,7 +53,7 @@ func checkProjectKeys(meta toml.MetaData, cfg *Config, user userLayer, path stri
 		if key[0] == "mcp_servers" {
 			return errMCPInProject(path, user.file)
 		}
-		if key[0] == "protocol" || key[0] == "daemon" {
+		if serverWide[key[0]] {
 			return fmt.Errorf("[%s] holds server-wide settings and may not be set in a project file (%s); set them in %s",
 				key[0], path, user.file)
 		}

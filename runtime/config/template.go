@@ -110,6 +110,9 @@ func Template() string {
 	kv("Sessions open at once, in the daemon or in one `scv lsp`; more are refused with too_many_sessions.", "max_sessions", d.Daemon.MaxSessions)
 	w("")
 
+	w("[sessions]")
+	kv("Stored sessions ($"+HomeEnv+"/sessions) kept; the daemon removes the oldest beyond it, at start and daily.", "max_count", d.Sessions.MaxCount)
+	kv("Days a stored session is kept after its last change.", "max_age_days", d.Sessions.MaxAgeDays)
 	d0 := NewMCPServer()
 	w("# MCP servers whose tools the model may use, one [mcp_servers.NAME] table each",
 		"# (NAME: letters, digits, _ and -). The keys are Codex's. Only this file (or the",

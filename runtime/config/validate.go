@@ -114,5 +114,7 @@ func (c Config) validate(origin func(string) string) error {
 	for _, name := range c.mcpServerNames() {
 		validateMCP(name, c.MCPServers[name], bad)
 	}
+	positive("sessions.max_count", c.Sessions.MaxCount)
+	positive("sessions.max_age_days", c.Sessions.MaxAgeDays)
 	return errors.Join(errs...)
 }

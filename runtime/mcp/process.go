@@ -6,11 +6,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"scv/internal/procfs"
 	"strings"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // stderrDrainGrace is how long a stopped server's stderr is still read
@@ -79,16 +78,25 @@ func startProcess(command string, args []string, dir string, env []string, log i
 // an unreaped zombie, so the group id cannot have been reused.
 func (p *process) wait() {
 	pid := p.cmd.Process.Pid
-	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
+	procfs.WaitNoReap(pid)
 	killGroup(pid)
 	p.waitErr = p.cmd.Wait()
+	awaitGroupGone(pid, groupExitBound)
 	close(p.exited)
+}
+
+// groupExitBound bounds how long a stopped server's group may take to die
+// after SIGKILL: signalled processes leave the process table a moment
+// later, and a session's close should not report them gone before that.
+// A zombie counts as gone: it has exited and only waits for its parent.
+const groupExitBound = time.Second
+
+// awaitGroupGone waits until no process of group pgid is running, or bound.
+func awaitGroupGone(pgid int, bound time.Duration) {
+	deadline := time.Now().Add(bound)
+	for procfs.GroupAlive(pgid) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func (p *process) drain(log io.Writer) {

@@ -24,6 +24,9 @@ const (
 	CodeProviderNotConfigured Code = "provider_not_configured"
 	CodeUnsupported           Code = "unsupported"
 	CodeTooManySessions       Code = "too_many_sessions"
+	// CodeSessionOwned: another scv process (the daemon, or a stdio
+	// scv lsp) holds the stored session's writer lock.
+	CodeSessionOwned Code = "session_owned"
 	// CodeInvalidParams is not an application code: the server answers it
 	// with the standard invalid-params error.
 	CodeInvalidParams Code = "invalid_params"

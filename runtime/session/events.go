@@ -95,6 +95,9 @@ type (
 	AssistantCompleted struct {
 		TurnID  string `json:"turnId"`
 		Content string `json:"content"`
+		// Interrupted marks the text received before the response was
+		// cut off (a cancel, a shutdown, a failed stream).
+		Interrupted bool `json:"interrupted,omitempty"`
 	}
 	ToolProposed struct {
 		TurnID    string `json:"turnId"`
@@ -159,6 +162,19 @@ type (
 	}
 	SessionCleared struct{}
 	SessionClosed  struct{}
+	SessionRenamed struct {
+		Title string `json:"title"`
+	}
+	// SessionRestored says what a load from the store found interrupted:
+	// the turn that was running (now failed with code interrupted), the
+	// approvals that were pending (now cancelled) and the prompts still
+	// queued. The session comes back paused when it is sent.
+	SessionRestored struct {
+		InterruptedTurnID  string   `json:"interruptedTurnId,omitempty"`
+		CancelledApprovals []string `json:"cancelledApprovals"`
+		Queued             int      `json:"queued"`
+		Paused             bool     `json:"paused"`
+	}
 )
 
 func (TurnStarted) isPayload()        {}
@@ -182,6 +198,8 @@ func (QueueDequeued) isPayload()      {}
 func (SessionPaused) isPayload()      {}
 func (SessionCleared) isPayload()     {}
 func (SessionClosed) isPayload()      {}
+func (SessionRenamed) isPayload()     {}
+func (SessionRestored) isPayload()    {}
 
 // eventTooLarge means an event exceeds what one server frame may carry.
 type eventTooLarge struct {
@@ -198,12 +216,21 @@ func (e *eventTooLarge) Error() string {
 // An event whose JSON would not fit in a server frame is refused before it
 // takes a seq, so no door ever has to drop one.
 func (s *Session) emitLocked(p Payload) error {
-	size := payloadSize(p)
+	var data []byte
+	var size int
+	if s.disk.log != nil {
+		// A stored event's record holds the same JSON that is measured.
+		data, size = s.disk.payloadJSON(p)
+	} else {
+		size = payloadSize(p)
+	}
 	if size+frameOverheadBytes+len(s.id) > s.limits.MaxServerFrameBytes {
 		return &eventTooLarge{payload: p, size: size, limit: s.limits.MaxServerFrameBytes}
 	}
 	s.seq++
 	ev := Event{SessionID: s.id, Seq: s.seq, Payload: p, size: size, memo: &memo{}}
+	// Stored (and at the durable points synced) before any client sees it.
+	s.persistLocked(ev, data)
 	s.ring.push(ev)
 	for sub := range s.subs {
 		sub.Deliver(ev)

@@ -20,7 +20,6 @@ const notRunOutput = "not run: the turn ended first"
 // limit is reached, or the turn is cancelled or fails. The history keeps a
 // consistent shape whatever happens: every tool call gets a result.
 func (s *Session) runTurn(t *turn) outcome {
-	s.appendHistory(provider.Message{Role: provider.RoleUser, Content: t.attachments.text + t.prompt})
 	for {
 		if t.steps >= s.cfg.Agent.MaxSteps {
 			return outcome{err: errMaxSteps}
@@ -38,7 +37,10 @@ func (s *Session) runTurn(t *turn) outcome {
 		content := resp.Content // the streamed text, also when the stream failed
 		if err != nil {
 			if content != "" {
+				// Stored and shown as cut off: the text is all a crash or
+				// a cancel leaves of this response.
 				s.appendHistory(provider.Message{Role: provider.RoleAssistant, Content: content})
+				_ = s.emitTurn(AssistantCompleted{TurnID: t.id, Content: content, Interrupted: true})
 			}
 			if t.ctx.Err() != nil {
 				return outcome{err: context.Canceled}
@@ -46,7 +48,7 @@ func (s *Session) runTurn(t *turn) outcome {
 			return outcome{err: err}
 		}
 		if content != "" {
-			if err := s.emitTurn(AssistantCompleted{t.id, content}); err != nil {
+			if err := s.emitTurn(AssistantCompleted{TurnID: t.id, Content: content}); err != nil {
 				return outcome{err: err}
 			}
 		}
@@ -150,7 +152,7 @@ func modelText(res tools.Result) string {
 func (s *Session) appendHistory(m provider.Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.history = append(s.history, m)
+	s.addHistoryLocked(m)
 }
 
 func (s *Session) appendToolResult(callID, text string) {

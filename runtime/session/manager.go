@@ -15,6 +15,7 @@ import (
 	"scv/runtime/config"
 	"scv/runtime/prompt"
 	"scv/runtime/provider"
+	"scv/runtime/store"
 	"scv/runtime/tools"
 )
 
@@ -32,6 +33,9 @@ type Options struct {
 	// Log receives what the runtime recovers from (a panic in a turn, with
 	// its stack); nil logs to stderr, which is the daemon's log file.
 	Log *slog.Logger
+	// Store keeps every session on disk ($SCV_HOME/sessions); nil keeps
+	// them in memory only.
+	Store *store.Store
 }
 
 // Manager owns every session of a process.
@@ -41,6 +45,9 @@ type Manager struct {
 	sessions map[string]*Session
 	order    []string
 	starting int // sessions being built: they count against MaxSessions
+	// loading serialises loads from the store, so two attaches of one
+	// stored session load it once.
+	loading sync.Mutex
 }
 
 // NewManager returns an empty Manager.
@@ -99,8 +106,11 @@ func (m *Manager) Start(p StartParams, sub Subscriber) (*Session, Snapshot, erro
 	if err != nil {
 		return nil, Snapshot{}, errorf(CodeInvalidParams, "%v", err)
 	}
-	s, err := m.build(cwd, cfg)
+	s, err := m.build(uuid.NewString(), m.opts.Now(), cwd, cfg)
 	if err != nil {
+		return nil, Snapshot{}, err
+	}
+	if err := m.create(s); err != nil {
 		return nil, Snapshot{}, err
 	}
 	place.fill(s)
@@ -129,7 +139,7 @@ func checkCwd(cwd string) (string, error) {
 	return resolved, nil
 }
 
-func (m *Manager) build(cwd string, cfg config.Config) (*Session, error) {
+func (m *Manager) build(id string, createdAt time.Time, cwd string, cfg config.Config) (*Session, error) {
 	prov, err := m.newProvider(cfg)
 	if err != nil {
 		return nil, err
@@ -176,10 +186,10 @@ func (m *Manager) build(cwd string, cfg config.Config) (*Session, error) {
 	limits.MaxServerFrameBytes = cfg.Protocol.MaxServerFrameBytes
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Session{
-		id:              uuid.NewString(),
+		id:              id,
 		cwd:             ws.Root(),
 		model:           cfg.Provider.Model,
-		createdAt:       m.opts.Now(),
+		createdAt:       createdAt,
 		now:             m.opts.Now,
 		cfg:             cfg,
 		limits:          limits,
@@ -370,7 +380,15 @@ func (m *Manager) Shutdown() bool {
 		s.stopping = true
 		s.mu.Unlock()
 	}
-	return m.CancelTurns(nil)
+	ended := m.CancelTurns(nil)
+	// The logs are synced and their locks released: the sessions are
+	// whole on disk for the next process, queued prompts included.
+	for _, s := range m.all() {
+		s.mu.Lock()
+		s.closeDiskLocked()
+		s.mu.Unlock()
+	}
+	return ended
 }
 
 // CloseIdle closes sessions that have had no client and no turn for longer

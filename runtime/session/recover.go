@@ -12,6 +12,10 @@ import (
 // fault of scv itself (a recovered panic), not of the model or the user.
 const TurnFailedInternal = "internal"
 
+// TurnFailedInterrupted is the turn/failed code a load from the store gives
+// a turn that was running when its process died.
+const TurnFailedInterrupted = "interrupted"
+
 // turnPanic is a panic recovered inside a turn.
 type turnPanic struct{ value any }
 
@@ -56,6 +60,10 @@ func (s *Session) logger() *slog.Logger {
 func (s *Session) answerOpenCalls() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.answerOpenCallsLocked()
+}
+
+func (s *Session) answerOpenCallsLocked() {
 	last := -1
 	for i := len(s.history) - 1; i >= 0; i-- {
 		if s.history[i].Role == provider.RoleAssistant && len(s.history[i].ToolCalls) > 0 {
@@ -74,7 +82,7 @@ func (s *Session) answerOpenCalls() {
 	}
 	for _, call := range s.history[last].ToolCalls {
 		if !answered[call.ID] {
-			s.history = append(s.history, provider.Message{Role: provider.RoleTool, ToolCallID: call.ID, Content: notRunOutput})
+			s.addHistoryLocked(provider.Message{Role: provider.RoleTool, ToolCallID: call.ID, Content: notRunOutput})
 		}
 	}
 }

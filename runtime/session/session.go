@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -46,6 +47,9 @@ type Session struct {
 	closed          bool
 	stopping        bool // the process is shutting down: start no turn
 	idleSince       time.Time
+	title           string
+	turnCount       int
+	disk            disk // where the session is stored; zero: memory only
 }
 
 // ID returns the session's id.
@@ -63,6 +67,7 @@ type Snapshot struct {
 	Seq              uint64            `json:"seq"`
 	ContextMaxTokens int               `json:"contextMaxTokens"`
 	Limits           Limits            `json:"limits"`
+	Title            string            `json:"title,omitempty"`
 }
 
 // QueueState is the queue and whether it is paused.
@@ -74,13 +79,21 @@ type QueueState struct {
 // Summary is one row of scv/session/list.
 type Summary struct {
 	SessionID string `json:"sessionId"`
+	Title     string `json:"title"`
 	Cwd       string `json:"cwd"`
 	Model     string `json:"model"`
+	// State is running or idle for a loaded session, stored for one that
+	// is only on disk.
 	State     string `json:"state"`
+	Turns     int    `json:"turns"`
 	Queued    int    `json:"queued"`
 	Clients   int    `json:"clients"`
 	CreatedAt string `json:"createdAt"`
+	UpdatedAt string `json:"updatedAt,omitempty"`
 }
+
+// StateStored is the Summary state of a session that is on disk only.
+const StateStored = "stored"
 
 func (s *Session) stateLocked() string {
 	if s.active != nil {
@@ -100,6 +113,7 @@ func (s *Session) snapshotLocked() Snapshot {
 		Seq:              s.seq,
 		ContextMaxTokens: s.cfg.Context.MaxTokens,
 		Limits:           s.limits,
+		Title:            s.title,
 	}
 	if s.active != nil {
 		snap.TurnID = s.active.id
@@ -122,9 +136,11 @@ func (s *Session) Summary() Summary {
 	defer s.mu.Unlock()
 	return Summary{
 		SessionID: s.id,
+		Title:     s.title,
 		Cwd:       s.cwd,
 		Model:     s.model,
 		State:     s.stateLocked(),
+		Turns:     s.turnCount,
 		Queued:    len(s.queue),
 		Clients:   len(s.subs),
 		CreatedAt: s.createdAt.UTC().Format(time.RFC3339),
@@ -160,6 +176,55 @@ func (s *Session) Attach(sub Subscriber, afterSeq *uint64) (Attachment, error) {
 	s.subs[sub] = struct{}{}
 	s.idleSince = time.Time{}
 	return a, nil
+}
+
+// AttachFull subscribes sub like Attach and replays the whole transcript:
+// the session's stored events from its file (oldest first, with their
+// seqs; deltas are not stored, so seqs have holes), then the ring's
+// events newer than the last stored record. A session kept in memory
+// only replays its ring from the start.
+func (s *Session) AttachFull(sub Subscriber) (Attachment, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return Attachment{}, errorf(CodeSessionNotFound, "session %s is closed", s.id)
+	}
+	a := Attachment{Snapshot: s.snapshotLocked()}
+	var last uint64
+	if s.disk.log != nil {
+		s.syncDiskLocked()
+		loaded, err := s.disk.store.Read(s.id)
+		if err != nil {
+			return Attachment{}, fmt.Errorf("read session %s for its replay: %w", s.id, err)
+		}
+		var problems []error
+		a.Replay, problems = StoredEvents(s.id, loaded.Records)
+		for _, p := range problems {
+			s.logger().Warn("a stored record was skipped in a replay", "session", s.id, "err", p)
+		}
+		if n := len(loaded.Records); n > 0 {
+			last = loaded.Records[n-1].Seq
+		}
+	}
+	rest, oldest := s.ring.after(last)
+	if last == 0 && oldest > 1 {
+		a.GapFrom = oldest
+	}
+	a.Replay = append(a.Replay, rest...)
+	s.subs[sub] = struct{}{}
+	s.idleSince = time.Time{}
+	return a, nil
+}
+
+// Rename sets the session's title (stored, and sent as session/renamed).
+func (s *Session) Rename(title string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errorf(CodeSessionNotFound, "session %s is closed", s.id)
+	}
+	s.title = title
+	return s.emitLocked(SessionRenamed{Title: title})
 }
 
 // Detach stops delivering events to sub. It reports whether sub was attached.
@@ -256,8 +321,12 @@ func (s *Session) close() {
 	if s.closed {
 		return
 	}
-	s.queue = nil
-	s.queueBytes = 0
+	if len(s.queue) > 0 {
+		// Stored, so a later load does not bring the dropped prompts back.
+		s.queue = nil
+		s.queueBytes = 0
+		_ = s.emitLocked(QueueSnapshot{s.queueStateLocked()})
+	}
 	s.cancel()
 	if s.active == nil {
 		s.finishCloseLocked()
@@ -268,6 +337,9 @@ func (s *Session) close() {
 }
 
 func (s *Session) finishCloseLocked() {
+	// The lock on the file goes first: a client told the session closed
+	// may load it again at once.
+	s.closeDiskLocked()
 	_ = s.emitLocked(SessionClosed{})
 	s.subs = map[Subscriber]struct{}{}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"scv/runtime/provider"
+	"scv/runtime/store"
 )
 
 // turn is one prompt being answered.
@@ -84,6 +85,12 @@ func (s *Session) newTurnLocked(prompt string, attachments resolved, queueID str
 func (s *Session) launchLocked(t *turn) {
 	s.active = t
 	s.idleSince = time.Time{}
+	// The prompt joins the history now, so turn.started's record stores it.
+	s.addHistoryLocked(provider.Message{Role: provider.RoleUser, Content: t.attachments.text + t.prompt})
+	s.turnCount++
+	if s.title == "" {
+		s.title = store.Title(t.prompt)
+	}
 	_ = s.emitLocked(TurnStarted{TurnID: t.id, QueueID: t.queueID, Prompt: t.prompt, Context: t.attachments.refs})
 	s.turns.Add(1)
 	go func() {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"scv/internal/procfs"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -104,7 +105,7 @@ func (t *shellTool) Run(ctx context.Context, args json.RawMessage) Result {
 
 	// Whatever the outcome, nothing the command started outlives it. The
 	// group is killed while its leader is still unreaped when possible.
-	zombie := waitNoReap(pgid)
+	zombie := procfs.WaitNoReap(pgid)
 	if zombie {
 		_ = killGroup(pgid)
 		sweepCall(marker, pgid, pgid)

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
+	"scv/internal/procfs"
 	"sync"
 	"time"
 
@@ -18,19 +18,6 @@ import (
 // that long.
 const shellSweepBound = 5 * time.Second
 
-// waitNoReap blocks until process pid has exited but leaves it a zombie,
-// so its pid (the process group id) cannot be reused while the rest of the
-// group is killed. It reports false if it could not wait.
-func waitNoReap(pid int) bool {
-	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if !errors.Is(err, unix.EINTR) {
-			return err == nil
-		}
-	}
-}
-
 var subreaperOnce sync.Once
 
 // becomeSubreaper makes scv the child subreaper of everything it starts:
@@ -39,12 +26,6 @@ var subreaperOnce sync.Once
 // machine's init does.
 func becomeSubreaper() {
 	subreaperOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
-}
-
-// proc is what the sweep reads of a process in /proc/<pid>/stat.
-type proc struct {
-	pid, ppid, pgrp int
-	zombie          bool
 }
 
 // sweepCall kills every process that belongs to one shell call and reaps
@@ -61,35 +42,35 @@ func sweepCall(marker string, pgid, leader int) {
 	deadline := time.Now().Add(shellSweepBound)
 	quiet := 0
 	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
-		procs := scanProcs()
+		procs := procfs.Scan()
 		ours := map[int]bool{}
-		isOurs := func(p proc) bool {
-			return p.pgrp == pgid || ours[p.ppid] || !p.zombie && hasEnv(p.pid, needle)
+		isOurs := func(p procfs.Proc) bool {
+			return p.Pgrp == pgid || ours[p.PPID] || !p.Zombie && hasEnv(p.PID, needle)
 		}
 		// Parents may be listed after their children: repeat until the
 		// set stops growing.
 		for grew := true; grew; {
 			grew = false
 			for _, p := range procs {
-				if p.pid != leader && p.pid != self && !ours[p.pid] && isOurs(p) {
-					ours[p.pid], grew = true, true
+				if p.PID != leader && p.PID != self && !ours[p.PID] && isOurs(p) {
+					ours[p.PID], grew = true, true
 				}
 			}
 		}
 		pending := false
 		for _, p := range procs {
 			switch {
-			case ours[p.pid] && !p.zombie:
-				killChecked(p.pid, func() bool { q, ok := readProc(p.pid); return ok && isOurs(q) })
-				killed[p.pid] = true
+			case ours[p.PID] && !p.Zombie:
+				killChecked(p.PID, func() bool { q, ok := procfs.Read(p.PID); return ok && isOurs(q) })
+				killed[p.PID] = true
 				pending = true
-			case p.zombie && ours[p.pid], killed[p.pid]:
+			case p.Zombie && ours[p.PID], killed[p.PID]:
 				// Dying or dead (an exiting process's environment reads
 				// empty), but its pid stays taken until reaped: by us once
 				// it is re-parented here, else by its own dying parent.
-				if p.zombie && p.ppid == self {
+				if p.Zombie && p.PPID == self {
 					var ws unix.WaitStatus
-					_, _ = unix.Wait4(p.pid, &ws, unix.WNOHANG, nil)
+					_, _ = unix.Wait4(p.PID, &ws, unix.WNOHANG, nil)
 				}
 				pending = true
 			}
@@ -130,48 +111,4 @@ func hasEnv(pid int, needle []byte) bool {
 		return false
 	}
 	return bytes.HasPrefix(env, needle) || bytes.Contains(env, append([]byte{0}, needle...))
-}
-
-// scanProcs lists the processes in /proc; those that vanish meanwhile are
-// skipped.
-func scanProcs() []proc {
-	d, err := os.Open("/proc")
-	if err != nil {
-		return nil
-	}
-	defer d.Close()
-	names, _ := d.Readdirnames(-1)
-	procs := make([]proc, 0, len(names))
-	for _, name := range names {
-		pid, err := strconv.Atoi(name)
-		if err != nil {
-			continue
-		}
-		if p, ok := readProc(pid); ok {
-			procs = append(procs, p)
-		}
-	}
-	return procs
-}
-
-func readProc(pid int) (proc, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return proc{}, false
-	}
-	// The command name is in parentheses and may hold anything.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return proc{}, false
-	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 3 {
-		return proc{}, false
-	}
-	ppid, err1 := strconv.Atoi(string(f[1]))
-	pgrp, err2 := strconv.Atoi(string(f[2]))
-	if err1 != nil || err2 != nil {
-		return proc{}, false
-	}
-	return proc{pid: pid, ppid: ppid, pgrp: pgrp, zombie: f[0][0] == 'Z' || f[0][0] == 'X'}, true
 }

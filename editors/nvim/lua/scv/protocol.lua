@@ -13,6 +13,9 @@ M.request = {
   session_close = "scv/session/close",
   session_clear = "scv/session/clear",
   session_pause = "scv/session/pause",
+  session_rename = "scv/session/rename",
+  session_delete = "scv/session/delete",
+  session_fork = "scv/session/fork",
   turn_start = "scv/turn/start",
   turn_cancel = "scv/turn/cancel",
   queue_list = "scv/queue/list",
@@ -47,6 +50,8 @@ M.notifications = {
   "scv/session/paused",
   "scv/session/cleared",
   "scv/session/closed",
+  "scv/session/renamed",
+  "scv/session/restored",
   "scv/session/lagged",
   "scv/session/gap",
 }

@@ -11,6 +11,9 @@ export const Methods = {
   sessionClose: "scv/session/close",
   sessionClear: "scv/session/clear",
   sessionPause: "scv/session/pause",
+  sessionRename: "scv/session/rename",
+  sessionDelete: "scv/session/delete",
+  sessionFork: "scv/session/fork",
   turnStart: "scv/turn/start",
   turnCancel: "scv/turn/cancel",
   queueList: "scv/queue/list",
@@ -43,6 +46,8 @@ export const Notifications = {
   sessionPaused: "scv/session/paused",
   sessionCleared: "scv/session/cleared",
   sessionClosed: "scv/session/closed",
+  sessionRenamed: "scv/session/renamed",
+  sessionRestored: "scv/session/restored",
   sessionLagged: "scv/session/lagged",
   sessionGap: "scv/session/gap",
 } as const;
@@ -176,6 +181,13 @@ export interface QueueDequeued extends EventBase { queueId: string; turnId: stri
 export interface SessionPaused extends EventBase { paused: boolean }
 export type SessionCleared = EventBase;
 export type SessionClosed = EventBase;
+export interface SessionRenamed extends EventBase { title: string }
+export interface SessionRestored extends EventBase {
+  interruptedTurnId?: string;
+  cancelledApprovals: string[];
+  queued: number;
+  paused: boolean;
+}
 /** Lagged has no seq of its own. */
 export interface SessionLagged { sessionId: string; missed: number; seq?: number }
 export interface SessionGap extends EventBase { firstAvailableSeq: number }
@@ -203,6 +215,8 @@ export interface NotificationParams {
   "scv/session/paused": SessionPaused;
   "scv/session/cleared": SessionCleared;
   "scv/session/closed": SessionClosed;
+  "scv/session/renamed": SessionRenamed;
+  "scv/session/restored": SessionRestored;
   "scv/session/lagged": SessionLagged;
   "scv/session/gap": SessionGap;
 }

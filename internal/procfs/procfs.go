@@ -1,0 +1,22 @@
+// Package procfs reads the process table, so that what scv starts (shell
+// commands, MCP servers) can be found and confirmed gone after it kills
+// them: a process group or a parent link is only visible there.
+package procfs
+
+// Proc is what scv reads of one process in /proc/<pid>/stat.
+type Proc struct {
+	PID, PPID, Pgrp int
+	// Zombie: the process has exited and only waits to be reaped.
+	Zombie bool
+}
+
+// GroupAlive reports whether any process of group pgid is still running
+// (a zombie has already exited).
+func GroupAlive(pgid int) bool {
+	for _, p := range Scan() {
+		if p.Pgrp == pgid && !p.Zombie {
+			return true
+		}
+	}
+	return false
+}

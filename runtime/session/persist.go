@@ -1,0 +1,197 @@
+package session
+
+import (
+	"encoding/json"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"scv/runtime/provider"
+	"scv/runtime/store"
+)
+
+// disk is a session's place in the store: the open log it alone writes
+// and what it has not written yet. Its fields are guarded by the
+// session's mutex. The zero disk keeps the session in memory only.
+type disk struct {
+	store *store.Store
+	log   *store.Log
+	// pending are the history messages added since the last record; the
+	// next record carries them (recordExtras.History).
+	pending []provider.Message
+	// reserved is the highest seq a durable seq.reserve allows. A stream
+	// reserves the next block ahead, half a block before it needs it,
+	// and syncs that off the hot path (reserving); an event that would
+	// pass a reservation not yet durable syncs one itself.
+	reserved  atomic.Uint64
+	reserving atomic.Bool
+	syncs     sync.WaitGroup
+	// dirty: records were appended since the last sync.
+	dirty bool
+	// failed is set after the first write error, which is logged once;
+	// the session goes on in memory.
+	failed bool
+}
+
+// payloadJSON returns a stored event's JSON (nil for one that is not
+// stored) and its size as measured against the frame limit.
+func (d *disk) payloadJSON(p Payload) ([]byte, int) {
+	if _, delta := p.(AssistantDelta); delta {
+		return nil, payloadSize(p)
+	}
+	if _, stored := RecordType(p); !stored {
+		return nil, payloadSize(p)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, 0
+	}
+	return b, len(b)
+}
+
+// addHistoryLocked appends m to the model's history and to what the next
+// record stores, so a load rebuilds the same history.
+func (s *Session) addHistoryLocked(m provider.Message) {
+	s.history = append(s.history, m)
+	if s.disk.log != nil {
+		s.disk.pending = append(s.disk.pending, m)
+	}
+}
+
+// persistLocked appends ev's record to the session's log. Records are
+// buffered; turn ends, queue changes, approval decisions, pause, clear,
+// rename, restore, turn starts and seq reservations are synced (fsync)
+// before the event reaches any client, so an answered request of that
+// kind survives a crash. s.mu must be held.
+func (s *Session) persistLocked(ev Event, data []byte) {
+	d := &s.disk
+	if d.log == nil {
+		return
+	}
+	var reserve uint64
+	if ev.Seq > d.reserved.Load() {
+		reserve = ev.Seq - 1 + SeqReserveBlock
+	}
+	if _, delta := ev.Payload.(AssistantDelta); delta && reserve == 0 {
+		s.reserveAheadLocked(ev.Seq)
+		return // the hot path: deltas are not stored
+	}
+	kind, stored := recordKinds[reflect.TypeOf(ev.Payload)]
+	var err error
+	switch {
+	case !stored && reserve == 0:
+		return
+	case !stored:
+		// An event that is not stored passed the reservation: the
+		// reservation takes its seq.
+		data, _ = json.Marshal(seqReserve{UpTo: reserve})
+		err = d.log.Append(store.Record{Seq: ev.Seq, Type: recordSeqReserve, At: s.clock(), Data: data})
+		if err == nil {
+			err = d.log.Sync()
+		}
+	default:
+		if reserve == 0 && kind.sync && ev.Seq+SeqReserveBlock/2 > d.reserved.Load() {
+			reserve = ev.Seq - 1 + SeqReserveBlock // this sync carries it for free
+		}
+		x := recordExtras{History: d.pending, SeqReserve: reserve}
+		if q, ok := ev.Payload.(QueueEnqueued); ok && (q.Entry.attachments.text != "" || len(q.Entry.attachments.refs) > 0) {
+			x.Attachments = &storedAttachments{Text: q.Entry.attachments.text, Context: q.Entry.attachments.refs}
+		}
+		d.pending = nil
+		data, err = recordData(data, x)
+		if err == nil {
+			err = d.log.Append(store.Record{Seq: ev.Seq, Type: kind.name, At: s.clock(), Data: data})
+		}
+		d.dirty = true
+		if err == nil && (kind.sync || reserve != 0) {
+			err = d.log.Sync()
+			d.dirty = false
+		}
+		if err == nil && kind.meta {
+			err = d.log.SetMeta(s.metaLocked())
+		}
+	}
+	if err != nil {
+		s.diskFailedLocked(err)
+		return
+	}
+	if reserve != 0 && reserve > d.reserved.Load() {
+		d.reserved.Store(reserve)
+	}
+}
+
+// reserveAheadLocked reserves the next block of seqs once a stream is
+// half-way through the current one: the record is appended with the
+// delta's seq now and synced by a goroutine the disk owns, so the stream
+// never waits for the disk unless it outruns the sync by half a block.
+func (s *Session) reserveAheadLocked(seq uint64) {
+	d := &s.disk
+	current := d.reserved.Load()
+	if seq+SeqReserveBlock/2 <= current || !d.reserving.CompareAndSwap(false, true) {
+		return
+	}
+	upTo := current + SeqReserveBlock
+	data, _ := json.Marshal(seqReserve{UpTo: upTo})
+	if err := d.log.Append(store.Record{Seq: seq, Type: recordSeqReserve, At: s.clock(), Data: data}); err != nil {
+		d.reserving.Store(false)
+		s.diskFailedLocked(err)
+		return
+	}
+	log := d.log
+	d.syncs.Add(1)
+	go func() {
+		defer d.syncs.Done()
+		defer d.reserving.Store(false)
+		if err := log.Sync(); err != nil {
+			s.logger().Error("a seq reservation could not be synced", "session", s.id, "err", err)
+			return
+		}
+		d.reserved.Store(upTo)
+	}()
+}
+
+func (s *Session) metaLocked() store.Meta {
+	return store.Meta{Title: s.title, Turns: s.turnCount, Queued: len(s.queue)}
+}
+
+func (s *Session) diskFailedLocked(err error) {
+	if s.disk.failed {
+		return
+	}
+	s.disk.failed = true
+	s.logger().Error("the session could not be written to its file; it goes on in memory, and what follows may be lost at a restart",
+		"session", s.id, "err", err)
+}
+
+// syncDiskLocked makes every appended record durable (attach with a full
+// replay reads the file).
+func (s *Session) syncDiskLocked() {
+	if s.disk.log != nil && s.disk.dirty {
+		s.disk.dirty = false
+		if err := s.disk.log.Sync(); err != nil {
+			s.diskFailedLocked(err)
+		}
+	}
+}
+
+// closeDiskLocked syncs and closes the log, releasing the session's
+// writer lock: another process may load it from now on.
+func (s *Session) closeDiskLocked() {
+	if s.disk.log == nil {
+		return
+	}
+	if err := s.disk.log.Close(); err != nil {
+		s.diskFailedLocked(err)
+	}
+	// A reservation's sync ends with the Close it ran before.
+	s.disk.syncs.Wait()
+	s.disk.log = nil
+}
+
+func (s *Session) clock() time.Time {
+	if s.now != nil {
+		return s.now()
+	}
+	return time.Now()
+}

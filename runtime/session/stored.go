@@ -1,0 +1,334 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"scv/runtime/config"
+	"scv/runtime/store"
+)
+
+// create stores a session that Start built.
+func (m *Manager) create(s *Session) error {
+	st := m.opts.Store
+	if st == nil {
+		return nil
+	}
+	log, err := st.Create(store.Header{
+		ID: s.id, Cwd: s.cwd, Model: s.cfg.Provider.Model, Provider: s.cfg.Provider.Kind,
+		ApprovalPolicy: s.cfg.Agent.ApprovalPolicy, CreatedAt: s.createdAt,
+	})
+	if err != nil {
+		return fmt.Errorf("store the new session: %w", err)
+	}
+	s.disk = disk{store: st, log: log}
+	return nil
+}
+
+// storeError maps a store error about session id to a refusal.
+func storeError(id string, err error) error {
+	switch {
+	case errors.Is(err, store.ErrOwned):
+		return errorf(CodeSessionOwned, "%v", err)
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrInvalidID):
+		return errorf(CodeSessionNotFound, "session %q was not found", id)
+	case errors.Is(err, store.ErrFormat):
+		return errorf(CodeSessionNotFound, "session %s cannot be loaded: %v", id, err)
+	}
+	return err
+}
+
+// Load returns the session id: the loaded one, or else the stored one,
+// loaded from the store. Loading rebuilds the model's history, the queue,
+// the paused flag and the tools approved for the session, and resumes seq
+// above every seq the session ever emitted (see SeqReserveBlock). When the
+// file shows a turn that was running or prompts still queued, the session
+// comes back paused: the running turn fails with code interrupted, its
+// pending approvals are cancelled, and a SessionRestored event says so.
+func (m *Manager) Load(id string) (*Session, error) {
+	if s, err := m.Get(id); err == nil || m.opts.Store == nil {
+		return s, err
+	}
+	m.loading.Lock()
+	defer m.loading.Unlock()
+	if s, err := m.Get(id); err == nil {
+		return s, nil
+	}
+	if !store.ValidID(id) {
+		return nil, errorf(CodeSessionNotFound, "session %q was not found", id)
+	}
+	place, err := m.reserve()
+	if err != nil {
+		return nil, err
+	}
+	defer place.release()
+	log, loaded, err := m.opts.Store.Load(id)
+	if err != nil {
+		return nil, storeError(id, err)
+	}
+	for _, w := range loaded.Warnings {
+		m.opts.Log.Warn("damage in a session file was skipped", "session", id, "warning", w.String())
+	}
+	s, err := m.restore(log, loaded)
+	if err != nil {
+		log.Close()
+		return nil, err
+	}
+	place.fill(s)
+	return s, nil
+}
+
+func (m *Manager) restore(log *store.Log, loaded store.Loaded) (*Session, error) {
+	h := loaded.Header
+	cwd, err := checkCwd(h.Cwd)
+	if err != nil {
+		return nil, errorf(CodeInvalidCwd, "session %s cannot be loaded: its workspace: %v", h.ID, err)
+	}
+	cfg, _, err := config.Load(config.LoadOptions{
+		Home: m.opts.Home,
+		Cwd:  cwd,
+		Overrides: config.Overrides{
+			Provider: h.Provider, Model: h.Model, ApprovalPolicy: h.ApprovalPolicy,
+		},
+		Flags: m.opts.Flags,
+	})
+	if err != nil {
+		return nil, errorf(CodeInvalidParams, "session %s cannot be loaded: %v", h.ID, err)
+	}
+	s, err := m.build(h.ID, h.CreatedAt, cwd, cfg)
+	if err != nil {
+		return nil, err
+	}
+	r := rebuild(loaded.Records)
+	for _, p := range r.problems {
+		m.opts.Log.Warn("a stored record was skipped", "session", h.ID, "err", p)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.history, s.queue, s.queueBytes, s.nextQueue = r.history, r.queue, r.queueBytes(), r.nextQueue
+	s.paused, s.sessionApproved, s.seq, s.turnCount = r.paused, r.approved, r.seq, r.turns
+	s.title = r.title
+	if s.title == "" {
+		s.title = loaded.Meta.Title
+	}
+	s.disk = disk{store: m.opts.Store, log: log}
+	s.disk.reserved.Store(r.reserved)
+	if r.running != "" || len(r.open) > 0 || len(r.queue) > 0 {
+		s.restoreInterruptedLocked(r)
+	}
+	s.markIdleLocked()
+	return s, nil
+}
+
+// restoreInterruptedLocked records what the process that died left
+// unfinished, and pauses the session so nothing runs by surprise.
+func (s *Session) restoreInterruptedLocked(r rebuilt) {
+	ev := SessionRestored{InterruptedTurnID: r.running, CancelledApprovals: []string{}, Queued: len(r.queue), Paused: true}
+	for _, a := range r.open {
+		_ = s.emitLocked(ApprovalResolved{TurnID: a.TurnID, ApprovalID: a.ApprovalID, Decision: DecisionCancelled})
+		ev.CancelledApprovals = append(ev.CancelledApprovals, a.ApprovalID)
+	}
+	if r.running != "" {
+		s.answerOpenCallsLocked()
+		_ = s.emitLocked(TurnFailed{TurnID: r.running, Code: TurnFailedInterrupted,
+			Message: "the scv process serving this session stopped while this turn ran; the response it was streaming is lost"})
+	}
+	s.paused = true
+	_ = s.emitLocked(ev)
+}
+
+// ListOptions filter and page ListSessions.
+type ListOptions struct {
+	Cwd    string
+	Cursor string
+	Limit  int
+}
+
+// ListPage is one page of ListSessions.
+type ListPage struct {
+	Sessions   []Summary
+	NextCursor string
+}
+
+// ListSessions lists loaded and stored sessions, newest first, each once:
+// a loaded session shows its live state, a stored one "stored" with the
+// title, turns and queued count of its sidecar. It loads nothing.
+func (m *Manager) ListSessions(opts ListOptions) (ListPage, error) {
+	if opts.Cwd != "" {
+		if resolved, err := filepath.EvalSymlinks(opts.Cwd); err == nil {
+			opts.Cwd = resolved
+		}
+	}
+	if m.opts.Store == nil {
+		var page ListPage
+		all := m.List()
+		for i := len(all) - 1; i >= 0; i-- {
+			if opts.Cwd == "" || all[i].Cwd == filepath.Clean(opts.Cwd) {
+				page.Sessions = append(page.Sessions, all[i])
+			}
+		}
+		return page, nil
+	}
+	if opts.Cwd != "" && !filepath.IsAbs(opts.Cwd) {
+		return ListPage{}, errorf(CodeInvalidParams, "cwd must be an absolute path, got %q", opts.Cwd)
+	}
+	stored, err := m.opts.Store.List(store.ListOptions{Cwd: opts.Cwd, Cursor: opts.Cursor, Limit: opts.Limit})
+	if errors.Is(err, store.ErrBadCursor) {
+		return ListPage{}, errorf(CodeInvalidParams, "%v", err)
+	}
+	if err != nil {
+		return ListPage{}, err
+	}
+	for _, p := range stored.Problems {
+		m.opts.Log.Warn("a stored session could not be listed", "err", p)
+	}
+	page := ListPage{Sessions: make([]Summary, 0, len(stored.Sessions)), NextCursor: stored.NextCursor}
+	for _, row := range stored.Sessions {
+		sum := Summary{
+			SessionID: row.ID, Title: row.Title, Cwd: row.Cwd, Model: row.Model, State: StateStored,
+			Turns: row.Turns, Queued: row.Queued, CreatedAt: row.CreatedAt.UTC().Format(time.RFC3339),
+		}
+		if s, err := m.Get(row.ID); err == nil {
+			sum = s.Summary()
+		}
+		sum.UpdatedAt = row.UpdatedAt.UTC().Format(time.RFC3339)
+		page.Sessions = append(page.Sessions, sum)
+	}
+	return page, nil
+}
+
+// Rename sets a session's title, loading it when it is stored only.
+func (m *Manager) Rename(id, title string) error {
+	title = strings.TrimSpace(title)
+	switch {
+	case title == "":
+		return errorf(CodeInvalidParams, "title is empty")
+	case len(title) > store.MaxTitleBytes:
+		return errorf(CodeInvalidParams, "title is %d bytes; the limit is %d", len(title), store.MaxTitleBytes)
+	case strings.ContainsAny(title, "\r\n"):
+		return errorf(CodeInvalidParams, "title must be one line")
+	}
+	s, err := m.Load(id)
+	if err != nil {
+		return err
+	}
+	return s.Rename(title)
+}
+
+// Delete removes a session from memory and from the store. It is refused
+// while a turn runs, and for a session another process owns.
+func (m *Manager) Delete(id string) error {
+	s, err := m.Get(id)
+	if err == nil {
+		if s.Running() {
+			return errorf(CodeTurnActive, "a turn is running in session %s; cancel it before deleting the session", id)
+		}
+		m.Close(id) // an idle session's log is closed before Close returns
+	}
+	if m.opts.Store == nil {
+		return err
+	}
+	if err := m.opts.Store.Delete(id); err != nil {
+		return storeError(id, err)
+	}
+	return nil
+}
+
+// Fork stores a new session whose history is session id's up to the end
+// of turn turnID (the last ended turn when empty), and returns its id. The
+// fork is not loaded until attached; its queue starts empty.
+func (m *Manager) Fork(id, turnID string) (string, error) {
+	st := m.opts.Store
+	if st == nil {
+		return "", errorf(CodeUnsupported, "sessions are not stored by this server, so they cannot be forked")
+	}
+	if s, err := m.Get(id); err == nil {
+		s.mu.Lock()
+		s.syncDiskLocked()
+		s.mu.Unlock()
+	}
+	loaded, err := st.Read(id)
+	if err != nil {
+		return "", storeError(id, err)
+	}
+	cut, found := forkPoint(loaded.Records, turnID)
+	if turnID != "" && !found {
+		return "", errorf(CodeTurnNotFound, "turn %s has not ended in session %s", turnID, id)
+	}
+	var recs []store.Record
+	for _, rec := range loaded.Records {
+		if rec.Seq <= cut {
+			recs = append(recs, rec)
+		}
+	}
+	r := rebuild(recs)
+	if len(r.queue) > 0 || r.paused {
+		// The prompts queued then belong to the original session.
+		empty := QueueSnapshot{QueueState{Entries: []QueueEntry{}}}
+		data, _ := json.Marshal(empty)
+		typ, _ := RecordType(empty)
+		recs = append(recs, store.Record{Seq: r.seq + 1, Type: typ, At: time.Now(), Data: data})
+	}
+	h := loaded.Header
+	fork := store.Header{
+		ID: uuid.NewString(), Cwd: h.Cwd, Model: h.Model, Provider: h.Provider, ApprovalPolicy: h.ApprovalPolicy,
+		Title: r.title, ForkedFrom: &store.ForkPoint{ID: id, Seq: cut},
+	}
+	log, err := st.CreateFrom(fork, recs)
+	if err != nil {
+		return "", fmt.Errorf("fork session %s: %w", id, err)
+	}
+	err = log.SetMeta(store.Meta{Title: r.title, Turns: r.turns})
+	if cerr := log.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("fork session %s: %w", id, err)
+	}
+	return fork.ID, nil
+}
+
+// forkPoint is the seq of the record that ended turn turnID (the last
+// turn that ended when turnID is empty).
+func forkPoint(recs []store.Record, turnID string) (cut uint64, found bool) {
+	for _, rec := range recs {
+		d, err := decodeRecord(rec)
+		if err != nil {
+			continue
+		}
+		var ended string
+		switch e := d.payload.(type) {
+		case TurnCompleted:
+			ended = e.TurnID
+		case TurnCancelled:
+			ended = e.TurnID
+		case TurnFailed:
+			ended = e.TurnID
+		}
+		if turnID == "" || ended == turnID {
+			cut, found = rec.Seq, true
+			if turnID != "" {
+				return cut, true
+			}
+		}
+	}
+	return cut, found
+}
+
+// Prune applies retention to the store: at most maxCount sessions, none
+// older than maxAge. Loaded sessions are kept (their logs are open).
+func (m *Manager) Prune(maxCount int, maxAge time.Duration) ([]string, error) {
+	if m.opts.Store == nil {
+		return nil, nil
+	}
+	return m.opts.Store.Prune(maxCount, maxAge, func(id string) bool {
+		_, err := m.Get(id)
+		return err == nil
+	})
+}
