@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { reduce, reduceAll } from "../../src/client/reducer";
 import type { Action, SessionState, TurnEntry } from "../../src/client/state";
-import { ev, snapshot } from "../helpers/fixtures";
+import { ev, load, snapshot } from "../helpers/fixtures";
 
 function turns(s: SessionState): TurnEntry[] {
   return s.transcript.filter((e): e is TurnEntry => e.kind === "turn");
@@ -19,21 +19,10 @@ const usage = { inputTokens: 3, outputTokens: 4 };
 
 /**
  * A full replay of a week-old session restored after a crash: two turns, the
- * second cut off by the crash; the stored records skip the deltas' seqs.
+ * second cut off by the crash; the stored records skip the deltas' seqs, and the
+ * snapshot's seq is past the last record (seq reservations).
  */
-export function restoredReplay(): Action[] {
-  return [
-    { type: "snapshot", snapshot: snapshot({ seq: 4110, title: "Fix the greeting", queue: { entries: [{ queueId: "q1", revision: 1, prompt: "then test", submitter: "4" }], paused: true } }), afterSeq: 0 },
-    ev("scv/turn/started", { sessionId: "s1", seq: 1, turnId: "t1", prompt: "Fix the greeting", context: [{ uri: "file:///work/demo/hello.txt", range: { start: { line: 0, character: 0 }, end: { line: 2, character: 0 } } }] }),
-    ev("scv/assistant/completed", { sessionId: "s1", seq: 6, turnId: "t1", content: "Done." }),
-    ev("scv/turn/completed", { sessionId: "s1", seq: 7, turnId: "t1", steps: 1, usage }),
-    ev("scv/queue/enqueued", { sessionId: "s1", seq: 8, entry: { queueId: "q1", revision: 1, prompt: "then test", submitter: "4" }, position: 0 }),
-    ev("scv/turn/started", { sessionId: "s1", seq: 9, turnId: "t2", prompt: "Now the farewell" }),
-    ev("scv/assistant/completed", { sessionId: "s1", seq: 15, turnId: "t2", content: "Half an ans", interrupted: true }),
-    ev("scv/turn/failed", { sessionId: "s1", seq: 4097, turnId: "t2", code: "interrupted", message: "scv stopped while this turn ran" }),
-    ev("scv/session/restored", { sessionId: "s1", seq: 4098, interruptedTurnId: "t2", cancelledApprovals: ["a7"], queued: 1, paused: true }),
-  ];
-}
+const restoredReplay = () => load("restored.jsonl");
 
 describe("reducer: holes in replayed events", () => {
   it("a full replay with seq holes draws every stored event and asks for no re-sync", () => {
