@@ -52,6 +52,8 @@ function applyAction(state: SessionState, action: Exclude<Action, { type: "snaps
       return { ...state, queue: cloneQueue(action.queue), queuedPrompts: rememberPrompts(state.queuedPrompts, action.queue.entries) };
     case "notice":
       return notice(state, action.level, action.text);
+    case "title":
+      return { ...state, title: action.title };
     case "lost":
       return {
         ...notice(state, "error", action.reason),

@@ -207,6 +207,7 @@ export function renderChat(state: SessionState | undefined): string {
     return (
       `<div class="empty">No SCV session in this window.` +
       `<div><button data-action="new-session">New Session</button> ` +
+      `<button class="secondary" data-action="open-session">Open Session…</button> ` +
       `<button class="secondary" data-action="attach-session">Attach to Session</button></div></div>`
     );
   }

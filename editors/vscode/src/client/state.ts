@@ -126,4 +126,6 @@ export type Action =
   | { type: "prompt"; prompt: string; result: TurnStartResult }
   | { type: "queue"; queue: QueueState }
   | { type: "notice"; level: NoticeLevel; text: string }
+  /** The title a session list gave, for a snapshot without one. */
+  | { type: "title"; title: string }
   | { type: "lost"; reason: string };
