@@ -63,7 +63,9 @@ t.test("a prompt from the other window streams here too, and is approved here", 
   end)
   local result = peer:request("scv/turn/start", { sessionId = ctl.state.session_id, prompt = "from the peer" })
   t.eq("started", result.status)
-  local buf = it.wait_transcript(t, ctl, "_(prompt sent from another client)_")
+  -- scv/turn/started carries the prompt: shown as asked, not as "sent from another client"
+  local buf = it.wait_transcript(t, ctl, "## You\nfrom the peer\n")
+  t.eq(nil, it.text(buf):find("another client", 1, true))
   t.wait(it.TIMEOUT_MS, function()
     local _, n = it.text(buf):gsub("Edited%.", "")
     return n == 2

@@ -198,6 +198,43 @@ t.test(":Scv attach without an id picks from scv/session/list", function()
   t.contains(prompts[1].opts.format_item(prompts[1].items[1]), ctl.state.session_id)
 end)
 
+t.test(":Scv sessions opens a session with its whole transcript; prompts come from the server", function()
+  local sid = ctl.state.session_id
+  local old = ctl.states[sid]
+  local prompts = it.stub_select(function(items, opts)
+    for _, s in ipairs(items) do
+      if s.sessionId == sid then
+        return opts.format_item(s)
+      end
+    end
+  end)
+  vim.cmd("Scv sessions")
+  t.wait(it.TIMEOUT_MS, function()
+    return #prompts == 1
+  end, "the session picker")
+  local row
+  for _, s in ipairs(prompts[1].items) do
+    if s.sessionId == sid then
+      row = prompts[1].opts.format_item(s)
+    end
+  end
+  -- today's server lists no title nor turns: the first prompt this editor drew labels the row
+  t.eq("fix the notes  idle · ", row:sub(1, #"fix the notes  idle · "))
+  t.eq("  " .. ctl.state.cwd, row:sub(-#ctl.state.cwd - 2))
+  t.wait(it.TIMEOUT_MS, function()
+    local st = ctl.states[sid]
+    return st ~= old and ctl.state == st and st.seen_seq >= old.seen_seq
+  end, "the fresh state of the full replay")
+  local buf = wait_turns(7)
+  local text = it.text(buf)
+  t.eq(7, count(buf, "Hello from replay"))
+  t.eq(0, count(buf, "prompt sent from another client"), "every prompt came with scv/turn/started")
+  t.contains(text, "## You\nfix the notes")
+  t.contains(text, "## You\na prompt\non two lines")
+  t.eq({ "sessions" }, require("scv.commands").complete("ses", "Scv ses", 7))
+  t.eq({ sid }, require("scv.commands").complete("", "Scv sessions ", 13))
+end)
+
 t.test(":Scv status, completion and a second setup()", function()
   local desc = table.concat(ctl:describe(), "\n")
   t.contains(desc, "protocol 1")

@@ -57,6 +57,15 @@ local function selection_context(o)
   return M.range_context(buf, o.line1, o.line2, cols)
 end
 
+-- Completion of a session id: those the last session list showed.
+local function session_ids(ctl)
+  local ids = {}
+  for _, s in ipairs(ctl and ctl.last_sessions or {}) do
+    ids[#ids + 1] = s.sessionId
+  end
+  return ids
+end
+
 -- Each sub-command: run(ctl, rest, cmd_opts) and a one-line description
 -- (shown by :Scv without arguments and in :help scv-commands).
 M.subcommands = {
@@ -110,13 +119,14 @@ M.subcommands = {
     run = function(ctl, rest)
       ctl:pick_session(vim.trim(rest or ""))
     end,
-    complete = function(ctl)
-      local ids = {}
-      for _, s in ipairs(ctl and ctl.last_sessions or {}) do
-        ids[#ids + 1] = s.sessionId
-      end
-      return ids
+    complete = session_ids,
+  },
+  sessions = {
+    desc = "open a session, stored or running, with its whole transcript (picked from a list)",
+    run = function(ctl, rest)
+      ctl:pick_stored_session(vim.trim(rest or ""))
     end,
+    complete = session_ids,
   },
   status = {
     desc = "show the server, session, queue and approvals",

@@ -262,8 +262,12 @@ end
 
 --- Attach to a session (also how a session is restored after a restart or
 --- a lagged connection): replays what this editor has not drawn yet.
+--- With o.full the server replays the whole transcript (a stored session is
+--- loaded) into a fresh state, made once the reply arrives: the replay
+--- follows the reply, so nothing is drawn twice or out of order.
 ---@param session_id string
----@param o table|nil quiet_missing: say less when the session is gone
+---@param o table|nil quiet_missing: say less when the session is gone;
+---  no_show: do not open the buffer; full: whole transcript; title: known title
 function Controller:attach(session_id, o)
   o = o or {}
   local current = self.state
@@ -271,8 +275,14 @@ function Controller:attach(session_id, o)
     self:request(protocol.request.session_detach, { sessionId = current.session_id }, function() end)
   end
   local st = self.states[session_id] or state_mod.new(session_id)
-  self.states[session_id] = st
-  local params = { sessionId = session_id, afterSeq = st.seen_seq }
+  local params
+  if o.full then
+    -- afterSeq 0 too, so a server without `replay` still sends its ring
+    params = { sessionId = session_id, afterSeq = 0, replay = protocol.REPLAY_FULL }
+  else
+    self.states[session_id] = st
+    params = { sessionId = session_id, afterSeq = st.seen_seq }
+  end
   self:request(protocol.request.session_attach, params, function(err, snap)
     if err then
       if protocol.error_code(err) == protocol.errors.session_not_found then
@@ -289,6 +299,13 @@ function Controller:attach(session_id, o)
         self:notify("scv: attach failed: " .. protocol.error_text(err), levels.ERROR)
       end
       return
+    end
+    if o.full then
+      st = state_mod.new(session_id)
+      self.states[session_id] = st
+    end
+    if o.title and o.title ~= "" and st.title == nil then
+      st.title = o.title
     end
     st.closed = false
     st:apply_snapshot(snap, { replay = true })

@@ -2,6 +2,7 @@
 -- Kept apart from controller.lua, which owns the connection and the
 -- notification flow.
 local protocol = require("scv.protocol")
+local session_rows = require("scv.session_rows")
 local prompt_view = require("scv.prompt_view")
 local state_mod = require("scv.state")
 
@@ -177,6 +178,80 @@ return function(Controller)
         if choice then
           vim.schedule(function()
             self:attach(choice.sessionId)
+          end)
+        end
+      end)
+    end)
+  end
+
+  --- Read scv/session/list page by page (newest first) up to
+  --- session_rows.MAX_SESSIONS; cb(err, sessions).
+  function Controller:list_sessions(cb)
+    local sessions, seen = {}, {}
+    local function page(cursor)
+      local params = { limit = session_rows.PAGE_SIZE, cursor = cursor }
+      self:request(protocol.request.session_list, params, function(err, result)
+        if err then
+          cb(err, nil)
+          return
+        end
+        for _, s in ipairs((result and result.sessions) or {}) do
+          if #sessions < session_rows.MAX_SESSIONS then
+            sessions[#sessions + 1] = s
+          end
+        end
+        local next_cursor = result and result.nextCursor
+        -- a server that repeats a cursor ends the reading instead of looping
+        if protocol.is_null(next_cursor) or next_cursor == "" or seen[next_cursor] or #sessions >= session_rows.MAX_SESSIONS then
+          cb(nil, sessions)
+          return
+        end
+        seen[next_cursor] = true
+        page(next_cursor)
+      end)
+    end
+    page(nil)
+  end
+
+  -- The first prompt this editor drew for a session, the picker's fallback label.
+  local function first_prompt(self, session_id)
+    local st = self.states[session_id]
+    for _, b in ipairs(st and st.transcript.blocks or {}) do
+      if b.kind == "turn" and b.prompt then
+        return b.prompt
+      end
+    end
+    return nil
+  end
+
+  --- :Scv sessions — pick any session, stored on disk or running, and open
+  --- its whole transcript (or open the one named).
+  function Controller:pick_stored_session(session_id)
+    if session_id and session_id ~= "" then
+      self:attach(session_id, { full = true })
+      return
+    end
+    self:list_sessions(function(err, sessions)
+      if err then
+        self:notify("scv: could not list sessions: " .. protocol.error_text(err), levels.ERROR)
+        return
+      end
+      self.last_sessions = sessions
+      if #sessions == 0 then
+        self:notify("scv: no stored session yet (start one with :Scv prompt)", levels.INFO)
+        return
+      end
+      local now = os.time()
+      vim.ui.select(sessions, {
+        prompt = "Open an scv session",
+        kind = "scv.session",
+        format_item = function(s)
+          return session_rows.format(s, now, first_prompt(self, s.sessionId))
+        end,
+      }, function(choice)
+        if choice then
+          vim.schedule(function()
+            self:attach(choice.sessionId, { full = true, title = type(choice.title) == "string" and choice.title or nil })
           end)
         end
       end)

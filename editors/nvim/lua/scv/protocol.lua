@@ -54,7 +54,16 @@ M.notifications = {
   "scv/session/restored",
   "scv/session/lagged",
   "scv/session/gap",
+  "scv/session/restored",
+  "scv/session/renamed",
 }
+
+-- scv/session/attach's `replay` value that asks for the whole transcript
+-- (from the session's file, not only the replay ring).
+M.REPLAY_FULL = "full"
+
+-- The scv/turn/failed code of a turn that was running when its owner stopped.
+M.INTERRUPTED = "interrupted"
 
 M.decisions = { "approve", "deny", "approve-session" }
 M.approval_policies = { "never", "on-risk", "always", "auto" }
@@ -68,6 +77,7 @@ M.errors = {
   session_not_found = "session_not_found",
   turn_not_found = "turn_not_found",
   turn_active = "turn_active",
+  session_owned = "session_owned",
 }
 
 -- The code of errors this client makes up itself (server not running, …).

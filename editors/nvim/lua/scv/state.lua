@@ -9,6 +9,7 @@
 -- drawn in the transcript; applying them to the queue a second time would
 -- corrupt it. Pure: no editor calls, so it is tested without a server.
 local protocol = require("scv.protocol")
+local restored_text = require("scv.restored").text
 local transcript = require("scv.transcript")
 
 local M = {}
@@ -69,8 +70,13 @@ function State:apply_snapshot(snap, opts)
   self.model = snap.model or self.model
   self.limits = snap.limits or self.limits
   self.context_max_tokens = snap.contextMaxTokens or self.context_max_tokens
+  if not protocol.is_null(snap.title) and snap.title ~= "" then
+    self.title = snap.title
+  end
   if #self.transcript.blocks == 0 then
-    self.transcript:header(self.session_id, self.cwd, self.model)
+    self.transcript:header(self.session_id, self.cwd, self.model, self.title)
+  else
+    self.transcript:set_title(self.title)
   end
   local seq = tonumber(snap.seq) or 0
   if seq >= self.live_seq then
@@ -154,11 +160,14 @@ handlers["scv/turn/started"] = function(self, p, fx, live, draw)
     drop_queued(self, p.queueId, fx, live)
   end
   if draw then
-    local prompt = self.prompts[p.turnId]
+    -- the server's prompt (other clients, replays; absent from older servers),
+    -- else what this client knows
+    local prompt = (type(p.prompt) == "string" and p.prompt ~= "") and p.prompt or self.prompts[p.turnId]
     if prompt == nil and not protocol.is_null(p.queueId) then
       prompt = self.queued_prompts[p.queueId]
     end
-    self.transcript:turn(p.turnId, prompt)
+    self.prompts[p.turnId] = prompt
+    self.transcript:turn(p.turnId, prompt, type(p.context) == "table" and p.context or nil)
   end
 end
 
@@ -171,6 +180,9 @@ end
 handlers["scv/assistant/completed"] = function(self, p, _, _, draw)
   if draw then
     self.transcript:completed(p.turnId, p.content)
+    if p.interrupted == true then
+      self.transcript:notice("(response cut off)")
+    end
   end
 end
 
@@ -273,7 +285,11 @@ handlers["scv/turn/failed"] = function(self, p, fx, live, draw)
   self:_end_turn(p.turnId, fx, live)
   if draw then
     self.transcript:completed_if_open(p.turnId)
-    self.transcript:notice(string.format("turn failed (%s): %s", tostring(p.code), tostring(p.message)))
+    if p.code == protocol.INTERRUPTED then
+      self.transcript:notice("turn interrupted by a restart: " .. tostring(p.message))
+    else
+      self.transcript:notice(string.format("turn failed (%s): %s", tostring(p.code), tostring(p.message)))
+    end
   end
 end
 
@@ -353,10 +369,28 @@ handlers["scv/session/cleared"] = function(self, _, fx, live, draw)
   end
   if draw then
     self.transcript:reset()
-    self.transcript:header(self.session_id, self.cwd, self.model)
+    self.transcript:header(self.session_id, self.cwd, self.model, self.title)
     self.transcript:notice("session cleared")
   end
   fx[#fx + 1] = { kind = "cleared" }
+end
+
+handlers["scv/session/restored"] = function(self, p, fx, live, draw)
+  if live then
+    self.paused = p.paused == true
+    fx[#fx + 1] = { kind = "queue" }
+  end
+  if draw then
+    self.transcript:notice(restored_text(p))
+  end
+end
+
+-- replayed renames too: the last one drawn is the title
+handlers["scv/session/renamed"] = function(self, p, _, _, draw)
+  if draw and type(p.title) == "string" then
+    self.title = p.title
+    self.transcript:set_title(p.title)
+  end
 end
 
 handlers["scv/session/closed"] = function(self, _, fx, live, draw)

@@ -70,6 +70,7 @@ end
 --- Forget every block (the session was cleared or re-synced from scratch).
 function Transcript:reset()
   self.blocks = {}
+  self.head = nil
   self.tools = {}
   self.open_text = {}
   self.dirty_block, self.dirty_line = nil, nil
@@ -137,10 +138,14 @@ end
 
 -- ── blocks ────────────────────────────────────────────────────────────────
 
---- A heading for the session (first block).
-function Transcript:header(session_id, cwd, model)
-  local lines = { "# scv session " .. tostring(session_id) }
+local function header_lines(h)
+  local has_title = type(h.title) == "string" and h.title ~= ""
+  local lines = { has_title and ("# " .. h.title:gsub("\n.*", "")) or ("# scv session " .. tostring(h.session_id)) }
   local meta = {}
+  if has_title then
+    meta[#meta + 1] = "session " .. tostring(h.session_id)
+  end
+  local cwd, model = h.cwd, h.model
   if cwd then
     meta[#meta + 1] = "cwd " .. cwd
   end
@@ -151,23 +156,72 @@ function Transcript:header(session_id, cwd, model)
     lines[#lines + 1] = "_" .. table.concat(meta, " · ") .. "_"
   end
   lines[#lines + 1] = ""
-  self:_push({ kind = "header", lines = lines })
+  return lines
 end
 
-local function prompt_lines(prompt)
+--- A heading for the session (first block): its title when it has one.
+function Transcript:header(session_id, cwd, model, title)
+  local h = { kind = "header", session_id = session_id, cwd = cwd, model = model, title = title }
+  h.lines = header_lines(h)
+  self.head = self:_push(h)
+end
+
+--- The session was renamed (or its title became known).
+function Transcript:set_title(title)
+  local h = self.head
+  if h and title and h.title ~= title and self.blocks[h.index] == h then
+    h.title = title
+    self:_replace(h, header_lines(h))
+  end
+end
+
+--- "name:3" or "name:3-7" for an attachment {uri, range?} (1-based lines; a
+--- range ending at column 0 ends on the line before).
+function M.attachment_label(c)
+  local uri = tostring(c.uri or "")
+  local name = uri:gsub("[?#].*$", ""):gsub("/+$", ""):match("([^/]*)$")
+  if name == nil or name == "" then
+    name = uri
+  end
+  name = name:gsub("%%(%x%x)", function(hex)
+    return string.char(tonumber(hex, 16))
+  end)
+  local r = c.range
+  if type(r) ~= "table" or type(r.start) ~= "table" or type(r["end"]) ~= "table" then
+    return name
+  end
+  local first = (tonumber(r.start.line) or 0) + 1
+  local last_line = tonumber(r["end"].line) or 0
+  local last = (tonumber(r["end"].character) == 0 and last_line + 1 > first) and last_line or last_line + 1
+  if last > first then
+    return string.format("%s:%d-%d", name, first, last)
+  end
+  return string.format("%s:%d", name, first)
+end
+
+local function prompt_lines(prompt, context)
   local lines = { "## You" }
   if prompt then
     vim.list_extend(lines, split_lines(prompt))
   else
+    -- only servers older than durable sessions leave the prompt out
     lines[#lines + 1] = "_(prompt sent from another client)_"
+  end
+  if context and #context > 0 then
+    local names = {}
+    for _, c in ipairs(context) do
+      names[#names + 1] = M.attachment_label(c)
+    end
+    lines[#lines + 1] = "_attached: " .. table.concat(names, ", ") .. "_"
   end
   lines[#lines + 1] = ""
   return lines
 end
 
---- A new turn; prompt may be nil when this client did not send it.
-function Transcript:turn(turn_id, prompt)
-  local block = self:_push({ kind = "turn", turn_id = turn_id, prompt = prompt, lines = prompt_lines(prompt) })
+--- A new turn; prompt may be nil when this client did not send it and the
+--- server did not say.
+function Transcript:turn(turn_id, prompt, context)
+  local block = self:_push({ kind = "turn", turn_id = turn_id, prompt = prompt, context = context, lines = prompt_lines(prompt, context) })
   self.turns = self.turns or {}
   self.turns[turn_id] = block
 end
@@ -177,7 +231,7 @@ function Transcript:set_prompt(turn_id, prompt)
   local block = self.turns and self.turns[turn_id]
   if block and block.prompt ~= prompt then
     block.prompt = prompt
-    self:_replace(block, prompt_lines(prompt))
+    self:_replace(block, prompt_lines(prompt, block.context))
   end
 end
 

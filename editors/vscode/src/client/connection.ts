@@ -14,9 +14,12 @@ import {
   QueueMoveResult,
   QueueRemoveResult,
   QueueState,
+  ReplayMode,
   ScvCapabilities,
   ServerEvent,
   SessionInfo,
+  SessionListParams,
+  SessionListResult,
   SessionStartParams,
   Snapshot,
   TurnStartResult,
@@ -131,8 +134,12 @@ export class ScvConnection {
     return this.call(Methods.sessionStart, dropUndefined(params));
   }
 
-  attach(sessionId: string, afterSeq?: number): Promise<Snapshot> {
-    return this.call(Methods.sessionAttach, dropUndefined({ sessionId, afterSeq }));
+  /**
+   * `replay: "full"` asks for the whole transcript; pass `afterSeq: 0` with it
+   * so a server that predates it still replays what its ring holds.
+   */
+  attach(sessionId: string, afterSeq?: number, replay?: ReplayMode): Promise<Snapshot> {
+    return this.call(Methods.sessionAttach, dropUndefined({ sessionId, afterSeq, replay }));
   }
 
   detach(sessionId: string): Promise<object> {
@@ -140,8 +147,27 @@ export class ScvConnection {
   }
 
   async listSessions(): Promise<SessionInfo[]> {
-    const result = await this.call<{ sessions?: SessionInfo[] }>(Methods.sessionList);
-    return result?.sessions ?? [];
+    return (await this.listSessionPage()).sessions;
+  }
+
+  /** One page of sessions, newest first; `nextCursor` is absent on the last page. */
+  async listSessionPage(params?: SessionListParams): Promise<SessionListResult> {
+    const p = params ? dropUndefined(params) : undefined;
+    const result = await this.call<Partial<SessionListResult> | null>(Methods.sessionList, p && Object.keys(p).length ? p : undefined);
+    return { sessions: result?.sessions ?? [], nextCursor: result?.nextCursor || undefined };
+  }
+
+  rename(sessionId: string, title: string): Promise<object> {
+    return this.call(Methods.sessionRename, { sessionId, title });
+  }
+
+  deleteSession(sessionId: string): Promise<object> {
+    return this.call(Methods.sessionDelete, { sessionId });
+  }
+
+  /** A new stored session with the history up to the end of `turnId` (default: the last completed turn). */
+  fork(sessionId: string, turnId?: string): Promise<{ sessionId: string }> {
+    return this.call(Methods.sessionFork, dropUndefined({ sessionId, turnId }));
   }
 
   close(sessionId: string): Promise<object> {

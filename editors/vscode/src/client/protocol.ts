@@ -50,6 +50,8 @@ export const Notifications = {
   sessionRestored: "scv/session/restored",
   sessionLagged: "scv/session/lagged",
   sessionGap: "scv/session/gap",
+  sessionRestored: "scv/session/restored",
+  sessionRenamed: "scv/session/renamed",
 } as const;
 
 export type NotificationMethod = (typeof Notifications)[keyof typeof Notifications];
@@ -70,7 +72,11 @@ export type ErrorCode =
   | "version_mismatch"
   | "frame_too_large"
   | "too_many_requests"
-  | "unsupported";
+  | "unsupported"
+  | "session_owned";
+
+/** `code` of a `scv/turn/failed` for a turn that was running when its owner stopped. */
+export const INTERRUPTED = "interrupted";
 
 export const APPLICATION_ERROR = -32000;
 
@@ -140,9 +146,17 @@ export interface EventBase {
   seq: number;
 }
 
-export interface TurnStarted extends EventBase { turnId: string; queueId?: string }
+/** An attachment of a prompt, named without its text. */
+export interface ContextRef {
+  uri: string;
+  range?: Range;
+}
+
+/** `prompt` and `context` are absent from servers older than durable sessions. */
+export interface TurnStarted extends EventBase { turnId: string; queueId?: string; prompt?: string; context?: ContextRef[] }
 export interface AssistantDelta extends EventBase { turnId: string; content: string }
-export interface AssistantCompleted extends EventBase { turnId: string; content: string }
+/** `interrupted`: the response was cut off (cancel, shutdown) and this is the text received so far. */
+export interface AssistantCompleted extends EventBase { turnId: string; content: string; interrupted?: boolean }
 export interface ToolProposed extends EventBase { turnId: string; callId: string; name: string; arguments: string }
 export interface ToolStarted extends EventBase { turnId: string; callId: string; name: string }
 export interface ToolCompleted extends EventBase {
@@ -191,6 +205,14 @@ export interface SessionRestored extends EventBase {
 /** Lagged has no seq of its own. */
 export interface SessionLagged { sessionId: string; missed: number; seq?: number }
 export interface SessionGap extends EventBase { firstAvailableSeq: number }
+/** A stored session came back after its owner stopped; it is paused so nothing runs by surprise. */
+export interface SessionRestored extends EventBase {
+  interruptedTurnId?: string;
+  cancelledApprovals: string[];
+  queued: number;
+  paused: boolean;
+}
+export interface SessionRenamed extends EventBase { title: string }
 
 /** Maps each notification method to its params, so one handler can be typed per method. */
 export interface NotificationParams {
@@ -219,6 +241,8 @@ export interface NotificationParams {
   "scv/session/restored": SessionRestored;
   "scv/session/lagged": SessionLagged;
   "scv/session/gap": SessionGap;
+  "scv/session/restored": SessionRestored;
+  "scv/session/renamed": SessionRenamed;
 }
 
 /** One server notification as it came off the wire. */
@@ -248,17 +272,41 @@ export interface Snapshot {
   seq: number;
   contextMaxTokens: number;
   limits: Limits;
+  /** Absent from servers older than durable sessions. */
+  title?: string;
 }
 
+/** `stored`: on disk, not loaded by the server. */
+export type SessionListState = "idle" | "running" | "stored";
+
+/** A row of `scv/session/list`. The members marked optional are absent from older servers. */
 export interface SessionInfo {
   sessionId: string;
   cwd: string;
-  model: string;
-  state: "idle" | "running";
-  queued: number;
-  clients: number;
-  createdAt: string;
+  model?: string;
+  state: SessionListState;
+  queued?: number;
+  clients?: number;
+  createdAt?: string;
+  title?: string;
+  updatedAt?: string;
+  turns?: number;
 }
+
+export interface SessionListParams {
+  cwd?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+export interface SessionListResult {
+  sessions: SessionInfo[];
+  /** Present when more rows follow; pass it back as `cursor`. */
+  nextCursor?: string;
+}
+
+/** `full`: replay the whole transcript (from the session's file), not only the replay ring. */
+export type ReplayMode = "full";
 
 export type TurnStartResult =
   | { status: "started"; turnId: string }

@@ -1,6 +1,8 @@
 // A pure reducer: (state, action) → new state. No I/O, no clocks, no mutation of
 // its input, so recorded notification sequences replay to the same state.
-import type { ApprovalRequested, QueueEntry, QueueState, ServerEvent, Snapshot } from "./protocol";
+import type { ApprovalRequested, ContextRef, ServerEvent, Snapshot } from "./protocol";
+import { cloneQueue, insertAt, rememberPrompts, without } from "./queueState";
+import { restoredText } from "./restored";
 import type {
   Action,
   Block,
@@ -50,6 +52,8 @@ function applyAction(state: SessionState, action: Exclude<Action, { type: "snaps
       return { ...state, queue: cloneQueue(action.queue), queuedPrompts: rememberPrompts(state.queuedPrompts, action.queue.entries) };
     case "notice":
       return notice(state, action.level, action.text);
+    case "title":
+      return { ...state, title: action.title };
     case "lost":
       return {
         ...notice(state, "error", action.reason),
@@ -84,6 +88,7 @@ function applySnapshot(state: SessionState | undefined, snap: Snapshot, afterSeq
     ...base,
     cwd: snap.cwd,
     model: snap.model,
+    title: snap.title ?? base.title,
     status: snap.state,
     turnId: snap.state === "running" ? snap.turnId : undefined,
     // Without afterSeq nothing is replayed: the snapshot is where the stream resumes.
@@ -127,10 +132,15 @@ function applyEvent(state: SessionState, event: ServerEvent): SessionState {
   }
   if (state.resync) return state; // the replay will bring these again, in order
   if (params.seq <= state.seq) return state; // already applied
-  if (params.seq > state.seq + 1) return { ...state, resync: { reason: "hole", afterSeq: state.seq } };
   // Events a snapshot already covers only add to the transcript: the snapshot is the
   // authority on status, queue and pending approvals as of its seq.
   const live = params.seq > state.syncSeq;
+  // Only live events must follow each other without a hole: a replay from the
+  // session's file skips the seqs of what is not stored (deltas), and may end
+  // short of the snapshot's seq, after which the next live event is seq + 1.
+  if (live && params.seq > Math.max(state.seq, state.syncSeq) + 1) {
+    return { ...state, resync: { reason: "hole", afterSeq: state.seq } };
+  }
   const next = applyEffects({ ...state, seq: params.seq }, event, live);
   return next;
 }
@@ -139,8 +149,10 @@ function applyEffects(state: SessionState, event: ServerEvent, live: boolean): S
   switch (event.method) {
     case "scv/turn/started": {
       const p = event.params;
-      const prompt = state.turnPrompts[p.turnId] ?? (p.queueId ? state.queuedPrompts[p.queueId] : undefined);
+      // The server's prompt when it sends one (other windows, replays); else what this window knows.
+      const prompt = p.prompt || (state.turnPrompts[p.turnId] ?? (p.queueId ? state.queuedPrompts[p.queueId] : undefined));
       let next = ensureTurn(state, p.turnId, prompt);
+      if (p.context?.length) next = updateTurn(next, p.turnId, (t) => ({ ...t, context: p.context!.map(copyContextRef) }));
       next = { ...next, turnPrompts: without(next.turnPrompts, p.turnId) };
       if (p.queueId) next = { ...next, queuedPrompts: without(next.queuedPrompts, p.queueId) };
       return live ? { ...next, status: "running", turnId: p.turnId } : next;
@@ -159,7 +171,9 @@ function applyEffects(state: SessionState, event: ServerEvent, live: boolean): S
       const p = event.params;
       return updateTurn(ensureTurn(state, p.turnId), p.turnId, (t) => {
         const last = t.blocks[t.blocks.length - 1];
-        const final: TextBlock = { kind: "text", text: p.content, done: true };
+        const final: TextBlock = p.interrupted
+          ? { kind: "text", text: p.content, done: true, interrupted: true }
+          : { kind: "text", text: p.content, done: true };
         if (last && last.kind === "text" && !last.done) return { ...t, blocks: [...t.blocks.slice(0, -1), final] };
         return p.content ? { ...t, blocks: [...t.blocks, final] } : t;
       });
@@ -262,6 +276,13 @@ function applyEffects(state: SessionState, event: ServerEvent, live: boolean): S
       const next: SessionState = { ...state, transcript: [{ kind: "notice", level: "info", text: "Session cleared." }] };
       return live ? { ...next, queue: { ...next.queue, entries: [] }, approvals: [] } : next;
     }
+    case "scv/session/restored": {
+      const next = notice(state, "warning", restoredText(event.params));
+      return live ? { ...next, queue: { ...next.queue, paused: event.params.paused } } : next;
+    }
+    case "scv/session/renamed":
+      // Replayed renames too: the last one applied is the title.
+      return { ...state, title: event.params.title };
     case "scv/session/closed": {
       const next = notice(state, "info", "Session closed.");
       return live ? { ...next, closed: true, status: "idle", turnId: undefined, approvals: [] } : next;
@@ -269,6 +290,10 @@ function applyEffects(state: SessionState, event: ServerEvent, live: boolean): S
     default:
       return state; // lagged and gap are handled before; anything newer is ignored
   }
+}
+
+function copyContextRef(c: ContextRef): ContextRef {
+  return c.range ? { uri: c.uri, range: { start: { ...c.range.start }, end: { ...c.range.end } } } : { uri: c.uri };
 }
 
 /**
@@ -385,29 +410,6 @@ function updateTurn(state: SessionState, turnId: string, fn: (t: TurnEntry) => T
 
 function notice(state: SessionState, level: NoticeLevel, text: string): SessionState {
   return { ...state, transcript: [...state.transcript, { kind: "notice", level, text }] };
-}
-
-function insertAt(entries: QueueEntry[], position: number, entry: QueueEntry): QueueEntry[] {
-  const at = Math.max(0, Math.min(position, entries.length));
-  return [...entries.slice(0, at), entry, ...entries.slice(at)];
-}
-
-function cloneQueue(q: QueueState): QueueState {
-  return { entries: (q.entries ?? []).map((e) => ({ ...e })), paused: q.paused };
-}
-
-function rememberPrompts(known: Record<string, string>, entries: QueueEntry[]): Record<string, string> {
-  if (!entries.length) return known;
-  const out = { ...known };
-  for (const e of entries) out[e.queueId] = e.prompt;
-  return out;
-}
-
-function without(map: Record<string, string>, key: string): Record<string, string> {
-  if (!(key in map)) return map;
-  const out = { ...map };
-  delete out[key];
-  return out;
 }
 
 /** What the status bar shows: the most pressing thing first. */

@@ -2,7 +2,7 @@
 // every piece of server or model text escaped; Markdown goes through markdown-it
 // with raw HTML disabled, so a model cannot inject markup into the webview.
 import MarkdownIt from "markdown-it";
-import type { ApprovalRequested, Decision } from "./protocol";
+import { INTERRUPTED, type ApprovalRequested, type ContextRef, type Decision } from "./protocol";
 import { revealHidden } from "./revealHidden";
 import type { ApprovalView, Block, SessionState, ToolBlock, ToolStatus, TurnEntry } from "./state";
 
@@ -120,7 +120,10 @@ function renderTool(b: ToolBlock, pendingIds: Set<string>): string {
 function renderBlock(b: Block, pendingIds: Set<string>): string {
   switch (b.kind) {
     case "text":
-      return `<div class="assistant markdown${b.done ? "" : " streaming"}">${renderMarkdown(b.text)}</div>`;
+      return (
+        `<div class="assistant markdown${b.done ? "" : " streaming"}">${renderMarkdown(b.text)}</div>` +
+        (b.interrupted ? `<div class="cut-off">response cut off</div>` : "")
+      );
     case "tool":
       return renderTool(b, pendingIds);
     case "notice":
@@ -128,8 +131,30 @@ function renderBlock(b: Block, pendingIds: Set<string>): string {
   }
 }
 
+/** "name:3" or "name:3-7" (1-based lines; a range ending at column 0 ends on the line before). */
+export function attachmentLabel(c: ContextRef): string {
+  const tail = c.uri.replace(/[?#].*$/, "").replace(/\/+$/, "").split("/").pop() || c.uri;
+  let name = tail;
+  try {
+    name = decodeURIComponent(tail);
+  } catch {
+    // not percent-encoded: keep it as it is
+  }
+  if (!c.range) return name;
+  const first = c.range.start.line + 1;
+  const endsAtLineStart = c.range.end.character === 0 && c.range.end.line > c.range.start.line;
+  const last = endsAtLineStart ? c.range.end.line : c.range.end.line + 1;
+  return last > first ? `${name}:${first}-${last}` : `${name}:${first}`;
+}
+
+function renderContext(context: ContextRef[] | undefined): string {
+  if (!context?.length) return "";
+  const items = context.map((c) => `<span class="attachment" title="${escapeHtml(c.uri)}">${escapeText(attachmentLabel(c))}</span>`);
+  return `<div class="context">${items.join(" ")}</div>`;
+}
+
 function renderTurn(t: TurnEntry, pendingIds: Set<string>): string {
-  const prompt = t.prompt !== undefined ? `<div class="prompt">${escapeText(t.prompt)}</div>` : "";
+  const prompt = (t.prompt !== undefined ? `<div class="prompt">${escapeText(t.prompt)}</div>` : "") + renderContext(t.context);
   const blocks = t.blocks.map((b) => renderBlock(b, pendingIds)).join("");
   let footer = "";
   if (t.status === "completed" && t.usage) {
@@ -137,6 +162,8 @@ function renderTurn(t: TurnEntry, pendingIds: Set<string>): string {
       (t.steps !== undefined ? ` · ${t.steps} step${t.steps === 1 ? "" : "s"}` : "") + `</div>`;
   } else if (t.status === "cancelled") {
     footer = `<div class="notice notice-warning">Turn cancelled.</div>`;
+  } else if (t.status === "failed" && t.failure?.code === INTERRUPTED) {
+    footer = `<div class="notice notice-warning interrupted">Turn interrupted by a restart: ${escapeText(t.failure.message)}</div>`;
   } else if (t.status === "failed" && t.failure) {
     footer = `<div class="notice notice-error">Turn failed (${escapeText(t.failure.code)}): ${escapeText(t.failure.message)}</div>`;
   } else if (t.status === "unknown") {
@@ -154,6 +181,7 @@ function statusText(state: SessionState): string {
 function renderHeader(state: SessionState): string {
   const queued = state.queue.entries.length;
   const parts = [
+    state.title ? `<span class="title">${escapeText(state.title)}</span>` : "",
     `<span class="status" data-status="${escapeHtml(statusText(state))}">${escapeHtml(statusText(state))}</span>`,
     state.model ? `<span class="model">${escapeText(state.model)}</span>` : "",
     queued ? `<span class="queued">${queued} queued${state.queue.paused ? " (paused)" : ""}</span>` : state.queue.paused ? `<span class="queued">queue paused</span>` : "",
@@ -179,6 +207,7 @@ export function renderChat(state: SessionState | undefined): string {
     return (
       `<div class="empty">No SCV session in this window.` +
       `<div><button data-action="new-session">New Session</button> ` +
+      `<button class="secondary" data-action="open-session">Open Session…</button> ` +
       `<button class="secondary" data-action="attach-session">Attach to Session</button></div></div>`
     );
   }

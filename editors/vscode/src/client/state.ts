@@ -1,6 +1,7 @@
 // The session state the views render, built only by the reducer.
 import type {
   ApprovalRequested,
+  ContextRef,
   Decision,
   Limits,
   QueueState,
@@ -16,6 +17,8 @@ export interface TextBlock {
   text: string;
   /** True once `assistant/completed` gave the final text of this message. */
   done: boolean;
+  /** The response was cut off; `text` is what was received. */
+  interrupted?: boolean;
 }
 
 export type ToolStatus =
@@ -65,6 +68,8 @@ export interface TurnEntry {
   kind: "turn";
   turnId: string;
   prompt?: string;
+  /** The attachments sent with the prompt (without their text). */
+  context?: ContextRef[];
   status: TurnStatus;
   blocks: Block[];
   usage?: Usage;
@@ -92,6 +97,8 @@ export interface SessionState {
   model: string;
   status: "idle" | "running";
   turnId?: string;
+  /** The session's title (set by the server, or by a rename). */
+  title?: string;
   /** The last event applied (or covered by a snapshot). */
   seq: number;
   /** The seq of the last snapshot: replayed events at or below it only add to the transcript. */
@@ -119,4 +126,6 @@ export type Action =
   | { type: "prompt"; prompt: string; result: TurnStartResult }
   | { type: "queue"; queue: QueueState }
   | { type: "notice"; level: NoticeLevel; text: string }
+  /** The title a session list gave, for a snapshot without one. */
+  | { type: "title"; title: string }
   | { type: "lost"; reason: string };

@@ -146,6 +146,18 @@ export class SessionStore {
     }
   }
 
+  /**
+   * Opens a session with its whole transcript (`replay: "full"`; a stored one is
+   * loaded by the server) and makes it current. The state starts afresh: what
+   * was applied before is replayed, in order, after the snapshot.
+   */
+  async open(sessionId: string, title?: string): Promise<SessionState> {
+    const snap = await this.conn.attach(sessionId, 0, "full");
+    this.states.delete(sessionId);
+    this.adopt(snap, 0);
+    return title && !this.states.get(sessionId)?.title ? this.dispatch(sessionId, { type: "title", title }) : this.states.get(sessionId)!;
+  }
+
   /** Re-attaches the current session from its last seen event (a reopened view, a restarted server). */
   async refresh(): Promise<SessionState | undefined> {
     const s = this.state;

@@ -4,6 +4,7 @@ import { attachSession } from "./attachSession";
 import { cancelTurn } from "./cancelTurn";
 import { clearSession } from "./clearSession";
 import { newSession } from "./newSession";
+import { openSession } from "./openSession";
 import { pauseQueue } from "./pauseQueue";
 import { editQueued, moveQueuedDown, moveQueuedUp, refreshQueue, removeQueued } from "./queue";
 import { restartServer } from "./restartServer";
@@ -23,6 +24,7 @@ export const COMMANDS: readonly ScvCommand[] = [
   resumeQueue,
   clearSession,
   attachSession,
+  openSession,
   showOutput,
   showChat,
   restartServer,

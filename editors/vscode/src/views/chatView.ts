@@ -93,6 +93,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       await vscode.commands.executeCommand("scv.cancelTurn");
     } else if (action === "new-session") {
       await vscode.commands.executeCommand("scv.newSession");
+    } else if (action === "open-session") {
+      await vscode.commands.executeCommand("scv.openSession");
     } else if (action === "attach-session") {
       await vscode.commands.executeCommand("scv.attachSession");
     }

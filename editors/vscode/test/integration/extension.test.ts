@@ -187,6 +187,30 @@ describe("integration: the extension in a stand-in VS Code", () => {
     assert.ok(stub.executed.some((e) => e.id === "<output.show>"));
   });
 
+  it("SCV: Open Session… lists the sessions and shows the whole transcript of the one picked, every prompt included", async () => {
+    const store = (stub.treeProviders.get("scv.queue") as any).server.store as SessionStore;
+    const first = store.sessionId!;
+    await run("scv.newSession");
+    await until(() => store.sessionId !== first && /SCV: idle/.test(status()), "the new session");
+    let offered: Array<{ sessionId: string; label: string; description: string; detail: string }> = [];
+    stub.answers.push((items: typeof offered) => {
+      offered = items;
+      return items.find((i) => i.sessionId === first);
+    });
+    await run("scv.openSession");
+    const row = offered.find((i) => i.sessionId === first);
+    // Today's server lists no title: the row falls back to the first prompt this window saw.
+    assert.equal(row?.label, "shorten the greeting");
+    assert.equal(row?.detail, `${workspace} · ${first}`);
+    assert.match(row?.description ?? "", /^idle · /);
+    const asked = (p: string) => store.state?.transcript.some((e) => e.kind === "turn" && e.prompt === p);
+    await until(() => store.sessionId === first && asked("What does this do?") && lastHtml().includes("What does this do?"), "the replayed transcript");
+    // The state was rebuilt from the replay alone, so the prompts came with scv/turn/started.
+    const prompts = store.state!.transcript.flatMap((e) => (e.kind === "turn" ? [e.prompt] : []));
+    assert.deepEqual(prompts.slice(0, 3), ["shorten the greeting", "run echo", "What does this do?"]);
+    assert.ok(prompts.every((p) => typeof p === "string" && p.length > 0), JSON.stringify(prompts));
+  });
+
   it("SCV: Attach to Session picks from the server's sessions; Clear Session asks first", async () => {
     let offered: Array<{ sessionId: string }> = [];
     stub.answers.push((items: Array<{ sessionId: string; label: string }>) => {

@@ -37,6 +37,7 @@ describe("package.json", () => {
       "SCV: Resume Queue",
       "SCV: Clear Session",
       "SCV: Attach to Session",
+      "SCV: Open Session…",
       "SCV: Show Output",
     ]) {
       assert.ok(titles.includes(t), t);

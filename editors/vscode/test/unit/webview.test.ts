@@ -63,6 +63,15 @@ describe("webview script", () => {
     assert.deepEqual(posted.at(-1), { type: "action", action: "cancel" });
   });
 
+  it("shows a restored session like a live one: title, every prompt, the interruption", () => {
+    const { doc, render } = boot();
+    render(renderChat(reduceAll(undefined, load("restored.jsonl"))));
+    assert.equal(doc.querySelector("#chat .header .title")?.textContent, "Fix the greeting");
+    assert.deepEqual([...doc.querySelectorAll("#chat .turn .prompt")].map((p) => p.textContent), ["Fix the greeting", "Now the farewell"]);
+    assert.ok(doc.querySelector('#chat .turn[data-turn-id="t2"] .notice.interrupted'));
+    assert.match(doc.querySelector("#chat .transcript > .notice:last-child")?.textContent ?? "", /^Restored after a restart/);
+  });
+
   it("Enter sends the prompt and clears the box; Shift+Enter does not send", () => {
     const { window, doc, posted } = boot();
     const box = doc.querySelector<HTMLTextAreaElement>("#prompt")!;
