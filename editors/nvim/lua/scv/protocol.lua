@@ -54,8 +54,6 @@ M.notifications = {
   "scv/session/restored",
   "scv/session/lagged",
   "scv/session/gap",
-  "scv/session/restored",
-  "scv/session/renamed",
 }
 
 -- scv/session/attach's `replay` value that asks for the whole transcript

@@ -50,8 +50,6 @@ export const Notifications = {
   sessionRestored: "scv/session/restored",
   sessionLagged: "scv/session/lagged",
   sessionGap: "scv/session/gap",
-  sessionRestored: "scv/session/restored",
-  sessionRenamed: "scv/session/renamed",
 } as const;
 
 export type NotificationMethod = (typeof Notifications)[keyof typeof Notifications];
@@ -195,13 +193,6 @@ export interface QueueDequeued extends EventBase { queueId: string; turnId: stri
 export interface SessionPaused extends EventBase { paused: boolean }
 export type SessionCleared = EventBase;
 export type SessionClosed = EventBase;
-export interface SessionRenamed extends EventBase { title: string }
-export interface SessionRestored extends EventBase {
-  interruptedTurnId?: string;
-  cancelledApprovals: string[];
-  queued: number;
-  paused: boolean;
-}
 /** Lagged has no seq of its own. */
 export interface SessionLagged { sessionId: string; missed: number; seq?: number }
 export interface SessionGap extends EventBase { firstAvailableSeq: number }
@@ -241,8 +232,6 @@ export interface NotificationParams {
   "scv/session/restored": SessionRestored;
   "scv/session/lagged": SessionLagged;
   "scv/session/gap": SessionGap;
-  "scv/session/restored": SessionRestored;
-  "scv/session/renamed": SessionRenamed;
 }
 
 /** One server notification as it came off the wire. */
