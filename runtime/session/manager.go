@@ -41,6 +41,7 @@ type Manager struct {
 	sessions map[string]*Session
 	order    []string
 	starting int // sessions being built: they count against MaxSessions
+	mcpStops mcpStops
 }
 
 // NewManager returns an empty Manager.
@@ -65,6 +66,9 @@ type StartParams struct {
 	BaseURL        string
 	ApprovalPolicy string
 	NoTools        bool
+	// MCPServers are servers for this session only, beside the user's
+	// configured ones (a same-named one replaces the configured one).
+	MCPServers map[string]config.MCPServer
 	// Flags are the command-line flags of the `scv lsp` this request came
 	// through (a forwarding bridge's): they override the params above, and
 	// the serving process's own Options.Flags override them.
@@ -99,6 +103,9 @@ func (m *Manager) Start(p StartParams, sub Subscriber) (*Session, Snapshot, erro
 	if err != nil {
 		return nil, Snapshot{}, errorf(CodeInvalidParams, "%v", err)
 	}
+	if err := mergeMCPServers(&cfg, p.MCPServers); err != nil {
+		return nil, Snapshot{}, err
+	}
 	s, err := m.build(cwd, cfg)
 	if err != nil {
 		return nil, Snapshot{}, err
@@ -108,6 +115,7 @@ func (m *Manager) Start(p StartParams, sub Subscriber) (*Session, Snapshot, erro
 	if err != nil {
 		return nil, Snapshot{}, err
 	}
+	m.startMCP(s) // after Attach, so sub sees every server's first state
 	return s, a.Snapshot, nil
 }
 
@@ -161,12 +169,7 @@ func (m *Manager) build(cwd string, cfg config.Config) (*Session, error) {
 			MaxOutputBytes: cfg.Tools.MaxOutputBytes,
 			ShellTimeout:   time.Duration(cfg.Tools.ShellTimeoutSeconds) * time.Second,
 			MaxGrepMatches: cfg.Tools.MaxGrepMatches,
-		}, tools.ShellEnv{
-			ProviderKeyEnv: cfg.Provider.APIKeyEnv,
-			ProviderKey:    cfg.APIKey(m.opts.Getenv),
-			Allow:          cfg.Tools.Shell.EnvAllow,
-			Deny:           cfg.Tools.Shell.EnvDeny,
-		})
+		}, m.shellEnvFor(cfg))
 		if len(sys.Skills) > 0 {
 			all = append(all, prompt.NewReadSkillTool(sys.Skills, cfg.Tools.MaxReadBytes))
 		}
@@ -277,6 +280,7 @@ func (m *Manager) Close(id string) error {
 		return errorf(CodeSessionNotFound, "session %q was not found", id)
 	}
 	s.close()
+	m.stopMCP(s)
 	return nil
 }
 
@@ -370,7 +374,9 @@ func (m *Manager) Shutdown() bool {
 		s.stopping = true
 		s.mu.Unlock()
 	}
-	return m.CancelTurns(nil)
+	ended := m.CancelTurns(nil)
+	m.stopAllMCP()
+	return ended
 }
 
 // CloseIdle closes sessions that have had no client and no turn for longer

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"scv/runtime/provider"
+	"scv/runtime/tools"
 )
 
 // turn is one prompt being answered.
@@ -20,6 +21,7 @@ type turn struct {
 	ctx         context.Context
 	cancel      context.CancelFunc
 	steps       int
+	tools       *tools.Registry // the tools of the current model step
 	usage       provider.Usage
 }
 
