@@ -63,6 +63,8 @@ func methodOf(p session.Payload) string {
 		return schema.EvSessionCleared
 	case session.SessionClosed:
 		return schema.EvSessionClosed
+	case session.McpStatus:
+		return schema.EvMcpStatus
 	}
 	panic(fmt.Sprintf("lsp: no notification for a %T event", p))
 }

@@ -61,6 +61,7 @@ func init() {
 		schema.MethodQueueRemove:     {handle: handleQueueRemove},
 		schema.MethodApprovalResolve: {handle: handleApprovalResolve},
 		schema.MethodDaemonStatus:    {handle: handleDaemonStatus},
+		schema.MethodMcpList:         {handle: handleMcpList},
 	}
 }
 

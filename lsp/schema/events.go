@@ -84,6 +84,10 @@ type (
 		EventHeader
 		session.SessionPaused
 	}
+	McpStatusParams struct {
+		EventHeader
+		session.McpStatus
+	}
 )
 
 // SessionLaggedParams is the params of scv/session/lagged: this

@@ -29,6 +29,7 @@ const (
 	MethodQueueRemove     = "scv/queue/remove"
 	MethodApprovalResolve = "scv/approval/resolve"
 	MethodDaemonStatus    = "scv/daemon/status"
+	MethodMcpList         = "scv/mcp/list"
 )
 
 // Methods lists every request above; initialize advertises exactly these
@@ -37,7 +38,7 @@ var Methods = []string{
 	MethodSessionStart, MethodSessionAttach, MethodSessionDetach, MethodSessionList,
 	MethodSessionClose, MethodSessionClear, MethodSessionPause, MethodTurnStart, MethodTurnCancel,
 	MethodQueueList, MethodQueueUpdate, MethodQueueMove, MethodQueueRemove, MethodApprovalResolve,
-	MethodDaemonStatus,
+	MethodDaemonStatus, MethodMcpList,
 }
 
 // Notifications the server sends.
@@ -63,6 +64,7 @@ const (
 	EvSessionPaused      = "scv/session/paused"
 	EvSessionCleared     = "scv/session/cleared"
 	EvSessionClosed      = "scv/session/closed"
+	EvMcpStatus          = "scv/mcp/status"
 	// Per-connection notifications: no seq of their own, never replayed.
 	EvSessionLagged = "scv/session/lagged"
 	EvSessionGap    = "scv/session/gap"
@@ -75,7 +77,7 @@ var Notifications = []string{
 	EvToolCompleted, EvApprovalRequested, EvApprovalResolved, EvContextCompacted,
 	EvTurnCompleted, EvTurnCancelled, EvTurnFailed, EvQueueSnapshot, EvQueueEnqueued,
 	EvQueueUpdated, EvQueueMoved, EvQueueRemoved, EvQueueDequeued, EvSessionPaused,
-	EvSessionCleared, EvSessionClosed, EvSessionLagged, EvSessionGap,
+	EvSessionCleared, EvSessionClosed, EvMcpStatus, EvSessionLagged, EvSessionGap,
 }
 
 // IsTerminal reports whether a notification ends a turn.

@@ -21,6 +21,7 @@ M.request = {
   queue_remove = "scv/queue/remove",
   approval_resolve = "scv/approval/resolve",
   daemon_status = "scv/daemon/status",
+  mcp_list = "scv/mcp/list",
 }
 
 -- Every notification the server may send; the client registers a handler for
@@ -47,6 +48,7 @@ M.notifications = {
   "scv/session/paused",
   "scv/session/cleared",
   "scv/session/closed",
+  "scv/mcp/status",
   "scv/session/lagged",
   "scv/session/gap",
 }

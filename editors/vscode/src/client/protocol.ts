@@ -19,6 +19,7 @@ export const Methods = {
   queueRemove: "scv/queue/remove",
   approvalResolve: "scv/approval/resolve",
   daemonStatus: "scv/daemon/status",
+  mcpList: "scv/mcp/list",
 } as const;
 
 export const Notifications = {
@@ -43,6 +44,7 @@ export const Notifications = {
   sessionPaused: "scv/session/paused",
   sessionCleared: "scv/session/cleared",
   sessionClosed: "scv/session/closed",
+  mcpStatus: "scv/mcp/status",
   sessionLagged: "scv/session/lagged",
   sessionGap: "scv/session/gap",
 } as const;
@@ -72,7 +74,10 @@ export const APPLICATION_ERROR = -32000;
 export type ApprovalPolicy = "never" | "on-risk" | "always" | "auto";
 export const APPROVAL_POLICIES: readonly ApprovalPolicy[] = ["never", "on-risk", "always", "auto"];
 export type Decision = "approve" | "deny" | "approve-session";
-export type Risk = "read-only" | "write" | "exec" | "network";
+export type Risk = "read-only" | "write" | "exec" | "network" | "mcp";
+
+/** The state of one MCP server of a session (`scv/mcp/status`, `scv/mcp/list`). */
+export type McpState = "starting" | "ready" | "failed" | "stopped";
 export type DaemonMode = "auto" | "never" | "required";
 
 export interface Limits {
@@ -179,6 +184,7 @@ export type SessionClosed = EventBase;
 /** Lagged has no seq of its own. */
 export interface SessionLagged { sessionId: string; missed: number; seq?: number }
 export interface SessionGap extends EventBase { firstAvailableSeq: number }
+export interface McpStatus extends EventBase { name: string; state: McpState; error?: string }
 
 /** Maps each notification method to its params, so one handler can be typed per method. */
 export interface NotificationParams {
@@ -203,6 +209,7 @@ export interface NotificationParams {
   "scv/session/paused": SessionPaused;
   "scv/session/cleared": SessionCleared;
   "scv/session/closed": SessionClosed;
+  "scv/mcp/status": McpStatus;
   "scv/session/lagged": SessionLagged;
   "scv/session/gap": SessionGap;
 }
@@ -221,6 +228,20 @@ export interface SessionStartParams {
   baseUrl?: string;
   approvalPolicy?: ApprovalPolicy;
   noTools?: boolean;
+  /** MCP servers for this session: `[mcp_servers.NAME]` tables in camelCase. */
+  mcpServers?: Record<string, Record<string, unknown>>;
+}
+
+export interface McpServerInfo {
+  name: string;
+  transport: "stdio" | "http";
+  state: McpState;
+  error?: string;
+  tools: { name: string; tool: string; description: string }[];
+}
+
+export interface McpListResult {
+  servers: McpServerInfo[];
 }
 
 export interface Snapshot {
