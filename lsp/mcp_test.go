@@ -194,8 +194,8 @@ func TestSessionStartRefusesBadMCPServers(t *testing.T) {
 		for raw, want := range map[string]string{
 			`{"command":"x","startup_timeout_sec":5}`: `params.mcpServers.bad: unknown field "startup_timeout_sec"`,
 			`{"command":"x","startupTimeoutSec":-1}`:  "params.mcpServers.bad.startupTimeoutSec: must be positive",
-			`{"url":"ftp://host"}`:                     "params.mcpServers.bad.url: must be an http",
-			`{}`:                                       "params.mcpServers.bad: needs command",
+			`{"url":"ftp://host"}`:                    "params.mcpServers.bad.url: must be an http",
+			`{}`:                                      "params.mcpServers.bad: needs command",
 		} {
 			_, err := ed.TryStartSession("", &schema.SessionStartParams{MCPServers: map[string]json.RawMessage{"bad": json.RawMessage(raw)}})
 			e := lsptest.ExpectError(t, err, -32602, "")
