@@ -35,6 +35,7 @@ var allPayloads = []session.Payload{
 	session.SessionPaused{Paused: true},
 	session.SessionCleared{},
 	session.SessionClosed{},
+	session.McpStatus{Name: "files", State: "failed", Error: "exec: \"x\": not found"},
 }
 
 func TestEveryEventEncodesAsItsNotification(t *testing.T) {
