@@ -67,6 +67,8 @@ func methodOf(p session.Payload) string {
 		return schema.EvSessionRenamed
 	case session.SessionRestored:
 		return schema.EvSessionRestored
+	case session.McpStatus:
+		return schema.EvMcpStatus
 	}
 	panic(fmt.Sprintf("lsp: no notification for a %T event", p))
 }

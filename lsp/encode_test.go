@@ -37,6 +37,7 @@ var allPayloads = []session.Payload{
 	session.SessionClosed{},
 	session.SessionRenamed{Title: "t"},
 	session.SessionRestored{Queued: 1, Paused: true},
+	session.McpStatus{Name: "files", State: "failed", Error: "exec: \"x\": not found"},
 }
 
 func TestEveryEventEncodesAsItsNotification(t *testing.T) {

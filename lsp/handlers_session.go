@@ -29,12 +29,16 @@ func handleSessionStart(ctx context.Context, c *conn, req *incoming) (any, error
 	if ctx.Err() != nil {
 		return nil, nil // cancelled before it began: call answers -32800, no session is made
 	}
+	servers, err := decodeMCPServers(p.MCPServers)
+	if err != nil {
+		return nil, err
+	}
 	c.mu.Lock()
 	flags := c.flags
 	c.mu.Unlock()
 	_, snap, err := c.srv.sessions.Start(session.StartParams{
 		Cwd: p.Cwd, Model: p.Model, Provider: p.Provider, BaseURL: p.BaseURL,
-		ApprovalPolicy: p.ApprovalPolicy, NoTools: p.NoTools, Flags: flags,
+		ApprovalPolicy: p.ApprovalPolicy, NoTools: p.NoTools, MCPServers: servers, Flags: flags,
 	}, c)
 	if err != nil {
 		return nil, err

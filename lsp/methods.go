@@ -64,6 +64,7 @@ func init() {
 		schema.MethodQueueRemove:     {handle: handleQueueRemove},
 		schema.MethodApprovalResolve: {handle: handleApprovalResolve},
 		schema.MethodDaemonStatus:    {handle: handleDaemonStatus},
+		schema.MethodMcpList:         {handle: handleMcpList},
 	}
 }
 

@@ -16,7 +16,7 @@ var (
 		"scv/session/close", "scv/session/clear", "scv/session/pause", "scv/session/rename",
 		"scv/session/delete", "scv/session/fork", "scv/turn/start",
 		"scv/turn/cancel", "scv/queue/list", "scv/queue/update", "scv/queue/move",
-		"scv/queue/remove", "scv/approval/resolve", "scv/daemon/status",
+		"scv/queue/remove", "scv/approval/resolve", "scv/daemon/status", "scv/mcp/list",
 	}
 	specNotifications = []string{
 		"scv/turn/started", "scv/assistant/delta", "scv/assistant/completed", "scv/tool/proposed",
@@ -24,7 +24,7 @@ var (
 		"scv/context/compacted", "scv/turn/completed", "scv/turn/cancelled", "scv/turn/failed",
 		"scv/queue/snapshot", "scv/queue/enqueued", "scv/queue/updated", "scv/queue/moved",
 		"scv/queue/removed", "scv/queue/dequeued", "scv/session/paused", "scv/session/cleared",
-		"scv/session/closed", "scv/session/renamed", "scv/session/restored", "scv/session/lagged", "scv/session/gap",
+		"scv/session/closed", "scv/session/renamed", "scv/session/restored", "scv/mcp/status", "scv/session/lagged", "scv/session/gap",
 	}
 )
 

@@ -92,6 +92,10 @@ type (
 		EventHeader
 		session.SessionRestored
 	}
+	McpStatusParams struct {
+		EventHeader
+		session.McpStatus
+	}
 )
 
 // SessionLaggedParams is the params of scv/session/lagged: this

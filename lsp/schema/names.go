@@ -32,6 +32,7 @@ const (
 	MethodQueueRemove     = "scv/queue/remove"
 	MethodApprovalResolve = "scv/approval/resolve"
 	MethodDaemonStatus    = "scv/daemon/status"
+	MethodMcpList         = "scv/mcp/list"
 )
 
 // Methods lists every request above; initialize advertises exactly these
@@ -41,7 +42,7 @@ var Methods = []string{
 	MethodSessionClose, MethodSessionClear, MethodSessionPause, MethodSessionRename,
 	MethodSessionDelete, MethodSessionFork, MethodTurnStart, MethodTurnCancel,
 	MethodQueueList, MethodQueueUpdate, MethodQueueMove, MethodQueueRemove, MethodApprovalResolve,
-	MethodDaemonStatus,
+	MethodDaemonStatus, MethodMcpList,
 }
 
 // Notifications the server sends.
@@ -69,6 +70,7 @@ const (
 	EvSessionClosed      = "scv/session/closed"
 	EvSessionRenamed     = "scv/session/renamed"
 	EvSessionRestored    = "scv/session/restored"
+	EvMcpStatus          = "scv/mcp/status"
 	// Per-connection notifications: no seq of their own, never replayed.
 	EvSessionLagged = "scv/session/lagged"
 	EvSessionGap    = "scv/session/gap"
@@ -81,7 +83,7 @@ var Notifications = []string{
 	EvToolCompleted, EvApprovalRequested, EvApprovalResolved, EvContextCompacted,
 	EvTurnCompleted, EvTurnCancelled, EvTurnFailed, EvQueueSnapshot, EvQueueEnqueued,
 	EvQueueUpdated, EvQueueMoved, EvQueueRemoved, EvQueueDequeued, EvSessionPaused,
-	EvSessionCleared, EvSessionClosed, EvSessionRenamed, EvSessionRestored, EvSessionLagged, EvSessionGap,
+	EvSessionCleared, EvSessionClosed, EvSessionRenamed, EvSessionRestored, EvMcpStatus, EvSessionLagged, EvSessionGap,
 }
 
 // IsTerminal reports whether a notification ends a turn.

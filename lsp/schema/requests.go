@@ -1,6 +1,10 @@
 package schema
 
-import "scv/runtime/session"
+import (
+	"encoding/json"
+
+	"scv/runtime/session"
+)
 
 // State values the protocol carries as the runtime defines them.
 type (
@@ -32,6 +36,13 @@ type SessionStartParams struct {
 	BaseURL        string `json:"baseUrl,omitempty"`
 	ApprovalPolicy string `json:"approvalPolicy,omitempty"`
 	NoTools        bool   `json:"noTools,omitempty"`
+	// MCPServers are MCP servers for this session, by name, each with the
+	// members of an [mcp_servers.NAME] table in camelCase (command, args,
+	// env, cwd, url, bearerTokenEnvVar, httpHeaders, enabled,
+	// startupTimeoutSec, toolTimeoutSec, enabledTools, disabledTools,
+	// trust). Each is kept raw so the server can decode it onto the
+	// defaults and name a bad member with its server.
+	MCPServers map[string]json.RawMessage `json:"mcpServers,omitempty"`
 }
 
 // SessionAttachParams is the params of scv/session/attach; AfterSeq nil
@@ -119,6 +130,17 @@ type ApprovalResolveParams struct {
 	ApprovalID string `json:"approvalId"`
 	Decision   string `json:"decision"`
 }
+
+// McpListResult is the result of scv/mcp/list.
+type McpListResult struct {
+	Servers []MCPServerInfo `json:"servers"`
+}
+
+// MCP servers as scv/mcp/list reports them.
+type (
+	MCPServerInfo = session.MCPServerInfo
+	MCPToolInfo   = session.MCPToolInfo
+)
 
 // Empty is the result of requests that answer nothing but success.
 type Empty struct{}

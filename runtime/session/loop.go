@@ -20,6 +20,7 @@ const notRunOutput = "not run: the turn ended first"
 // limit is reached, or the turn is cancelled or fails. The history keeps a
 // consistent shape whatever happens: every tool call gets a result.
 func (s *Session) runTurn(t *turn) outcome {
+	s.beginMCPTurn()
 	for {
 		if t.steps >= s.cfg.Agent.MaxSteps {
 			return outcome{err: errMaxSteps}
@@ -28,7 +29,8 @@ func (s *Session) runTurn(t *turn) outcome {
 		if err := s.compact(t); err != nil {
 			return outcome{err: err}
 		}
-		req := provider.Request{Model: s.model, Messages: s.requestMessages(), Tools: s.toolSpecs(), Limits: ResponseLimits(s.cfg)}
+		t.tools = s.stepTools(t.ctx)
+		req := provider.Request{Model: s.model, Messages: s.requestMessages(), Tools: toolSpecs(t.tools), Limits: ResponseLimits(s.cfg)}
 		resp, err := s.provider.Stream(t.ctx, req, func(delta string) error {
 			return s.emitTurn(AssistantDelta{t.id, delta})
 		})
@@ -91,7 +93,7 @@ func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
 	if err := s.emitTurn(ToolProposed{t.id, call.ID, call.Name, call.Arguments}); err != nil {
 		return "", err
 	}
-	tool, ok := s.registry.Get(call.Name)
+	tool, ok := t.tools.Get(call.Name)
 	if !ok {
 		res := tools.Result{Output: "unknown tool " + call.Name}
 		return res.Output, s.emitToolCompleted(t, call, res)
@@ -101,7 +103,7 @@ func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
 		res := tools.Result{Output: call.Name + ": arguments are not valid JSON"}
 		return res.Output, s.emitToolCompleted(t, call, res)
 	}
-	switch gateFor(s.ApprovalPolicy(), tool.Risk()) {
+	switch gateForTool(s.ApprovalPolicy(), tool) {
 	case gateDeny:
 		res := tools.Result{Output: "denied by the approval policy \"never\": " + string(tool.Risk()) + " tools may not run"}
 		return res.Output, s.emitToolCompleted(t, call, res)
@@ -173,8 +175,8 @@ func (s *Session) requestMessages() []provider.Message {
 	return append(msgs, s.history...)
 }
 
-func (s *Session) toolSpecs() []provider.ToolSpec {
-	all := s.registry.All()
+func toolSpecs(registry *tools.Registry) []provider.ToolSpec {
+	all := registry.All()
 	if len(all) == 0 {
 		return nil
 	}

@@ -47,7 +47,8 @@ type Manager struct {
 	starting int // sessions being built: they count against MaxSessions
 	// loading serialises loads from the store, so two attaches of one
 	// stored session load it once.
-	loading sync.Mutex
+	loading  sync.Mutex
+	mcpStops mcpStops
 }
 
 // NewManager returns an empty Manager.
@@ -72,6 +73,9 @@ type StartParams struct {
 	BaseURL        string
 	ApprovalPolicy string
 	NoTools        bool
+	// MCPServers are servers for this session only, beside the user's
+	// configured ones (a same-named one replaces the configured one).
+	MCPServers map[string]config.MCPServer
 	// Flags are the command-line flags of the `scv lsp` this request came
 	// through (a forwarding bridge's): they override the params above, and
 	// the serving process's own Options.Flags override them.
@@ -106,6 +110,9 @@ func (m *Manager) Start(p StartParams, sub Subscriber) (*Session, Snapshot, erro
 	if err != nil {
 		return nil, Snapshot{}, errorf(CodeInvalidParams, "%v", err)
 	}
+	if err := mergeMCPServers(&cfg, p.MCPServers); err != nil {
+		return nil, Snapshot{}, err
+	}
 	s, err := m.build(uuid.NewString(), m.opts.Now(), cwd, cfg)
 	if err != nil {
 		return nil, Snapshot{}, err
@@ -118,6 +125,7 @@ func (m *Manager) Start(p StartParams, sub Subscriber) (*Session, Snapshot, erro
 	if err != nil {
 		return nil, Snapshot{}, err
 	}
+	m.startMCP(s) // after Attach, so sub sees every server's first state
 	return s, a.Snapshot, nil
 }
 
@@ -171,12 +179,7 @@ func (m *Manager) build(id string, createdAt time.Time, cwd string, cfg config.C
 			MaxOutputBytes: cfg.Tools.MaxOutputBytes,
 			ShellTimeout:   time.Duration(cfg.Tools.ShellTimeoutSeconds) * time.Second,
 			MaxGrepMatches: cfg.Tools.MaxGrepMatches,
-		}, tools.ShellEnv{
-			ProviderKeyEnv: cfg.Provider.APIKeyEnv,
-			ProviderKey:    cfg.APIKey(m.opts.Getenv),
-			Allow:          cfg.Tools.Shell.EnvAllow,
-			Deny:           cfg.Tools.Shell.EnvDeny,
-		})
+		}, m.shellEnvFor(cfg))
 		if len(sys.Skills) > 0 {
 			all = append(all, prompt.NewReadSkillTool(sys.Skills, cfg.Tools.MaxReadBytes))
 		}
@@ -287,6 +290,7 @@ func (m *Manager) Close(id string) error {
 		return errorf(CodeSessionNotFound, "session %q was not found", id)
 	}
 	s.close()
+	m.stopMCP(s)
 	return nil
 }
 
@@ -381,6 +385,7 @@ func (m *Manager) Shutdown() bool {
 		s.mu.Unlock()
 	}
 	ended := m.CancelTurns(nil)
+	m.stopAllMCP()
 	// The logs are synced and their locks released: the sessions are
 	// whole on disk for the next process, queued prompts included.
 	for _, s := range m.all() {

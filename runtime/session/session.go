@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"scv/runtime/config"
+	"scv/runtime/mcp"
 	"scv/runtime/provider"
 	"scv/runtime/tools"
 )
@@ -26,6 +27,7 @@ type Session struct {
 	workspace *tools.Workspace
 	system    string
 	log       *slog.Logger // where a turn's panic and its stack go
+	mcp       *mcp.Manager // nil without MCP servers; set once, under mu
 
 	// ctx ends when the session closes; every turn runs under it.
 	ctx    context.Context

@@ -81,6 +81,9 @@ func (m *Manager) Load(id string) (*Session, error) {
 		return nil, err
 	}
 	place.fill(s)
+	// The servers of the user's config; those a session/start named are
+	// not stored, so a reloaded session runs without them.
+	m.startMCP(s)
 	return s, nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"scv/runtime/provider"
 	"scv/runtime/store"
+	"scv/runtime/tools"
 )
 
 // turn is one prompt being answered.
@@ -21,6 +22,7 @@ type turn struct {
 	ctx         context.Context
 	cancel      context.CancelFunc
 	steps       int
+	tools       *tools.Registry // the tools of the current model step
 	usage       provider.Usage
 }
 

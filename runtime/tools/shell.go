@@ -80,7 +80,7 @@ func (t *shellTool) Run(ctx context.Context, args json.RawMessage) Result {
 	if err != nil {
 		return t.fail("%v", err)
 	}
-	cmd.Env = append(t.env.filter(os.Environ()), marker)
+	cmd.Env = append(t.env.Filter(os.Environ()), marker)
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var killed atomic.Bool // set when the context ends the command

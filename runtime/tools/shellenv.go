@@ -34,8 +34,10 @@ var secretNameSuffixes = [...]string{"_KEY", "_KEY_ID", "_PWD"}
 // lists of URLs are caught too.
 var urlWithPassword = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s:]*:[^/?#@\s]*@`)
 
-// filter returns the variables of env a command may see, in order.
-func (e ShellEnv) filter(env []string) []string {
+// Filter returns the variables of env a command may see, in order. Other
+// programs scv starts for the session (MCP servers) pass their
+// environment through it too, so one rule decides what is secret.
+func (e ShellEnv) Filter(env []string) []string {
 	kept := make([]string, 0, len(env))
 	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")

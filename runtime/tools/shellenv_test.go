@@ -61,7 +61,7 @@ func TestShellEnvFilter(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := base
 			e.Allow, e.Deny = tc.allow, tc.deny
-			got := e.filter(secretEnv)
+			got := e.Filter(secretEnv)
 			if !slices.Equal(names(got), tc.want) {
 				t.Fatalf("kept %v, want %v", names(got), tc.want)
 			}

@@ -258,4 +258,30 @@ t.test("closed session ends approvals and says closed", function()
   t.eq("closed", s:status().state)
 end)
 
+t.test("MCP server states are kept for :Scv status and :checkhealth", function()
+  local s = new_state()
+  ev(s, 1, "mcp/status", { name = "tracker", state = "starting" })
+  ev(s, 2, "mcp/status", { name = "files", state = "starting" })
+  ev(s, 3, "mcp/status", { name = "tracker", state = "failed", error = "exec: not found" })
+  ev(s, 4, "mcp/status", { name = "files", state = "ready" })
+  t.eq({ "files: ready", "tracker: failed (exec: not found)" }, s:mcp_lines())
+  t.eq({}, new_state():mcp_lines())
+end)
+
+t.test("an MCP tool call renders like a builtin one", function()
+  local s = new_state()
+  ev(s, 1, "turn/started", { turnId = "t1", prompt = "echo" })
+  ev(s, 2, "tool/proposed", { turnId = "t1", callId = "c1", name = "mcp__everything__echo", arguments = "{}" })
+  ev(s, 3, "approval/requested", {
+    turnId = "t1", approvalId = "a1", callId = "c1", name = "mcp__everything__echo",
+    risk = "mcp", cwd = "/w", summary = "MCP server: everything\ntool: echo\narguments:\n{}",
+  })
+  t.eq("approval", s:status().state)
+  ev(s, 4, "approval/resolved", { turnId = "t1", approvalId = "a1", decision = "approve" })
+  ev(s, 5, "tool/completed", { turnId = "t1", callId = "c1", name = "mcp__everything__echo", success = true, output = "Echo: hi", truncated = false })
+  ev(s, 6, "turn/completed", { turnId = "t1", steps = 2, usage = { inputTokens = 1, outputTokens = 1 } })
+  t.eq("idle", s:status().state)
+  t.ok(table.concat(s.transcript:all_lines(), "\n"):find("mcp__everything__echo", 1, true) ~= nil)
+end)
+
 t.run()

@@ -1,12 +1,18 @@
 // The status bar item (idle / running / waiting for approval / N queued) and the
 // context keys menus depend on.
 import * as vscode from "vscode";
-import { summarize } from "./client/reducer";
+import { mcpLines, summarize } from "./client/reducer";
 import type { SessionState } from "./client/state";
 import type { ScvServer } from "./server";
 
-/** What the status bar says for a state. */
+/** What the status bar says for a state; the tooltip ends with the session's MCP servers. */
 export function statusText(state: SessionState | undefined): { text: string; tooltip: string } {
+  const base = sessionText(state);
+  const lines = mcpLines(state);
+  return lines.length ? { ...base, tooltip: `${base.tooltip}\n\nMCP servers:\n${lines.join("\n")}` } : base;
+}
+
+function sessionText(state: SessionState | undefined): { text: string; tooltip: string } {
   const s = summarize(state);
   const queued = s.queued ? ` · ${s.queued} queued${s.paused ? " (paused)" : ""}` : s.paused ? " · paused" : "";
   switch (s.kind) {

@@ -300,6 +300,11 @@ return function(Controller)
       )
       lines[#lines + 1] = string.format("queue: %d, pending approvals: %d", s.queued, #st.approvals)
       lines[#lines + 1] = string.format("tokens used: %d input, %d output", st.usage.input, st.usage.output)
+      local mcp = st:mcp_lines()
+      lines[#lines + 1] = #mcp == 0 and "MCP servers: none" or "MCP servers:"
+      for _, l in ipairs(mcp) do
+        lines[#lines + 1] = "  " .. l
+      end
     else
       lines[#lines + 1] = "session: none"
     end

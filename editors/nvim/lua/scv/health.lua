@@ -119,6 +119,28 @@ function M.check()
     )
   end
 
+  h.start("scv: MCP servers of this editor's session")
+  if ctl and ctl.state then
+    local names = vim.tbl_keys(ctl.state.mcp)
+    table.sort(names)
+    if #names == 0 then
+      h.info("none (add [mcp_servers.NAME] to config.toml; `scv mcp list --check` tests them)")
+    end
+    for _, name in ipairs(names) do
+      local s = ctl.state.mcp[name]
+      local line = string.format("%s: %s%s", name, s.state, s.error and (" — " .. s.error) or "")
+      if s.state == "ready" then
+        h.ok(line)
+      elseif s.state == "failed" then
+        h.warn(line, { "see $SCV_HOME/logs/mcp-" .. name .. ".log, or run `scv mcp list --check`" })
+      else
+        h.info(line)
+      end
+    end
+  else
+    h.info("no session in this editor")
+  end
+
   h.start("scv: configuration")
   local user_cfg = scv_home() .. "/config.toml"
   if vim.fn.filereadable(user_cfg) == 1 then

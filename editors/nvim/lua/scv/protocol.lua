@@ -24,6 +24,7 @@ M.request = {
   queue_remove = "scv/queue/remove",
   approval_resolve = "scv/approval/resolve",
   daemon_status = "scv/daemon/status",
+  mcp_list = "scv/mcp/list",
 }
 
 -- Every notification the server may send; the client registers a handler for
@@ -52,6 +53,7 @@ M.notifications = {
   "scv/session/closed",
   "scv/session/renamed",
   "scv/session/restored",
+  "scv/mcp/status",
   "scv/session/lagged",
   "scv/session/gap",
 }

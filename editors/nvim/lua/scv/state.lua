@@ -36,6 +36,8 @@ function M.new(session_id)
     queued_prompts = {},
     approval_calls = {},
     usage = { input = 0, output = 0 },
+    -- the session's MCP servers by name: { state = ..., error = ... }, as scv/mcp/status said last
+    mcp = {},
     transcript = transcript.new(),
   }, State)
 end
@@ -408,6 +410,24 @@ handlers["scv/session/closed"] = function(self, _, fx, live, draw)
   if draw then
     self.transcript:notice("session closed")
   end
+end
+
+handlers["scv/mcp/status"] = function(self, p, _, live)
+  if live then
+    self.mcp[p.name] = { state = p.state, error = (not protocol.is_null(p.error)) and p.error or nil }
+  end
+end
+
+--- One line per MCP server of the session, by name: "name: state (error)".
+function State:mcp_lines()
+  local names = vim.tbl_keys(self.mcp)
+  table.sort(names)
+  local lines = {}
+  for _, name in ipairs(names) do
+    local s = self.mcp[name]
+    lines[#lines + 1] = string.format("%s: %s%s", name, s.state, s.error and (" (" .. s.error .. ")") or "")
+  end
+  return lines
 end
 
 --- Apply one notification. Returns the list of effects the UI must act on:

@@ -22,6 +22,7 @@ export const Methods = {
   queueRemove: "scv/queue/remove",
   approvalResolve: "scv/approval/resolve",
   daemonStatus: "scv/daemon/status",
+  mcpList: "scv/mcp/list",
 } as const;
 
 export const Notifications = {
@@ -48,6 +49,7 @@ export const Notifications = {
   sessionClosed: "scv/session/closed",
   sessionRenamed: "scv/session/renamed",
   sessionRestored: "scv/session/restored",
+  mcpStatus: "scv/mcp/status",
   sessionLagged: "scv/session/lagged",
   sessionGap: "scv/session/gap",
 } as const;
@@ -81,7 +83,10 @@ export const APPLICATION_ERROR = -32000;
 export type ApprovalPolicy = "never" | "on-risk" | "always" | "auto";
 export const APPROVAL_POLICIES: readonly ApprovalPolicy[] = ["never", "on-risk", "always", "auto"];
 export type Decision = "approve" | "deny" | "approve-session";
-export type Risk = "read-only" | "write" | "exec" | "network";
+export type Risk = "read-only" | "write" | "exec" | "network" | "mcp";
+
+/** The state of one MCP server of a session (`scv/mcp/status`, `scv/mcp/list`). */
+export type McpState = "starting" | "ready" | "failed" | "stopped";
 export type DaemonMode = "auto" | "never" | "required";
 
 export interface Limits {
@@ -204,6 +209,7 @@ export interface SessionRestored extends EventBase {
   paused: boolean;
 }
 export interface SessionRenamed extends EventBase { title: string }
+export interface McpStatus extends EventBase { name: string; state: McpState; error?: string }
 
 /** Maps each notification method to its params, so one handler can be typed per method. */
 export interface NotificationParams {
@@ -230,6 +236,7 @@ export interface NotificationParams {
   "scv/session/closed": SessionClosed;
   "scv/session/renamed": SessionRenamed;
   "scv/session/restored": SessionRestored;
+  "scv/mcp/status": McpStatus;
   "scv/session/lagged": SessionLagged;
   "scv/session/gap": SessionGap;
 }
@@ -248,6 +255,20 @@ export interface SessionStartParams {
   baseUrl?: string;
   approvalPolicy?: ApprovalPolicy;
   noTools?: boolean;
+  /** MCP servers for this session: `[mcp_servers.NAME]` tables in camelCase. */
+  mcpServers?: Record<string, Record<string, unknown>>;
+}
+
+export interface McpServerInfo {
+  name: string;
+  transport: "stdio" | "http";
+  state: McpState;
+  error?: string;
+  tools: { name: string; tool: string; description: string }[];
+}
+
+export interface McpListResult {
+  servers: McpServerInfo[];
 }
 
 export interface Snapshot {

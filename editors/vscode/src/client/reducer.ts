@@ -287,6 +287,10 @@ function applyEffects(state: SessionState, event: ServerEvent, live: boolean): S
       const next = notice(state, "info", "Session closed.");
       return live ? { ...next, closed: true, status: "idle", turnId: undefined, approvals: [] } : next;
     }
+    case "scv/mcp/status": {
+      const { name, state: server, error } = event.params;
+      return { ...state, mcp: { ...state.mcp, [name]: error ? { state: server, error } : { state: server } } };
+    }
     default:
       return state; // lagged and gap are handled before; anything newer is ignored
   }
@@ -424,4 +428,11 @@ export function summarize(state: SessionState | undefined): {
   if (state.closed) return { kind: "closed", queued, paused };
   if (state.approvals.length) return { kind: "approval", queued, paused };
   return { kind: state.status === "running" ? "running" : "idle", queued, paused };
+}
+
+/** One line per MCP server of the session, by name: "name: state — error". */
+export function mcpLines(state: SessionState | undefined): string[] {
+  return Object.entries(state?.mcp ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, s]) => `${name}: ${s.state}${s.error ? ` — ${s.error}` : ""}`);
 }

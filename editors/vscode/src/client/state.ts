@@ -4,6 +4,7 @@ import type {
   ContextRef,
   Decision,
   Limits,
+  McpState,
   QueueState,
   Risk,
   ServerEvent,
@@ -117,6 +118,8 @@ export interface SessionState {
   queuedPrompts: Record<string, string>;
   /** Prompt text of turns whose `turn/started` has not been seen yet. */
   turnPrompts: Record<string, string>;
+  /** The session's MCP servers by name, as their `scv/mcp/status` events last said. */
+  mcp?: Record<string, { state: McpState; error?: string }>;
 }
 
 /** Everything that changes a session state. */

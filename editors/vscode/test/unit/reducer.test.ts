@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { reduce, reduceAll, summarize } from "../../src/client/reducer";
+import { mcpLines, reduce, reduceAll, summarize } from "../../src/client/reducer";
 import type { Action, SessionState, ToolBlock, TurnEntry } from "../../src/client/state";
 import { ev, eventsOf, load, snapshot } from "../helpers/fixtures";
 
@@ -312,5 +312,39 @@ describe("reducer: queue events", () => {
     assert.deepEqual(s.queue.entries, []);
     assert.deepEqual(s.queuedPrompts, {});
     assert.deepEqual(s.turnPrompts, {});
+  });
+});
+
+describe("reducer: MCP servers and their tools", () => {
+  it("keeps each server's last state for the status-bar tooltip", () => {
+    const s = reduceAll(undefined, [
+      { type: "snapshot", snapshot: snapshot({ seq: 0 }) },
+      ev("scv/mcp/status", { sessionId: "s1", seq: 1, name: "tracker", state: "starting" }),
+      ev("scv/mcp/status", { sessionId: "s1", seq: 2, name: "files", state: "starting" }),
+      ev("scv/mcp/status", { sessionId: "s1", seq: 3, name: "tracker", state: "failed", error: "exec: not found" }),
+      ev("scv/mcp/status", { sessionId: "s1", seq: 4, name: "files", state: "ready" }),
+    ]);
+    assert.deepEqual(mcpLines(s), ["files: ready", "tracker: failed — exec: not found"]);
+    assert.deepEqual(mcpLines(reduceAll(undefined, [{ type: "snapshot", snapshot: snapshot({ seq: 0 }) }])), []);
+  });
+
+  it("renders an MCP tool call and its approval like a builtin one", () => {
+    const s = reduceAll(undefined, [
+      { type: "snapshot", snapshot: snapshot({ seq: 0 }) },
+      ev("scv/turn/started", { sessionId: "s1", seq: 1, turnId: "t1", prompt: "echo" }),
+      ev("scv/tool/proposed", { sessionId: "s1", seq: 2, turnId: "t1", callId: "c1", name: "mcp__everything__echo", arguments: '{"message":"hi"}' }),
+      ev("scv/approval/requested", {
+        sessionId: "s1", seq: 3, turnId: "t1", approvalId: "a1", callId: "c1", name: "mcp__everything__echo",
+        risk: "mcp", cwd: "/work/demo", summary: "MCP server: everything\ntool: echo\narguments:\n{}",
+      }),
+    ]);
+    assert.equal(s.approvals[0]?.risk, "mcp");
+    assert.equal(tool(s, "c1").status, "awaiting-approval");
+    const done = reduceAll(s, [
+      ev("scv/approval/resolved", { sessionId: "s1", seq: 4, turnId: "t1", approvalId: "a1", decision: "approve" }),
+      ev("scv/tool/started", { sessionId: "s1", seq: 5, turnId: "t1", callId: "c1", name: "mcp__everything__echo" }),
+      ev("scv/tool/completed", { sessionId: "s1", seq: 6, turnId: "t1", callId: "c1", name: "mcp__everything__echo", success: true, output: "Echo: hi", truncated: false }),
+    ]);
+    assert.equal(tool(done, "c1").status, "succeeded");
   });
 });
