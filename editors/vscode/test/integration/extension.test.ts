@@ -228,24 +228,32 @@ describe("integration: the extension in a stand-in VS Code", () => {
     assert.ok(sessions.every((s) => s.queued === 0));
   });
 
-  it("SCV: Restart Server starts a new process; the in-process session is reported lost", async () => {
+  it("SCV: Restart Server starts a new process; the session comes back from disk and goes on", async () => {
+    const store = (stub.treeProviders.get("scv.queue") as any).server.store as SessionStore;
+    const { pid } = await store.conn.daemonStatus();
+    const before = store.sessionId;
     await run("scv.restartServer");
-    await until(() => /SCV: closed/.test(status()) && /no longer exists on the server/.test(lastHtml()), "the lost session");
-    // A new session works on the new process.
+    await until(() => /SCV: idle/.test(status()) && store.sessionId === before, "the re-attach to the stored session");
+    // The stored session takes a new turn on the new process.
     fake.script({ text: "back" });
-    await run("scv.newSession");
     await run("scv.sendPrompt", "hello again");
     await until(() => /SCV: idle/.test(status()) && lastHtml().includes("back"), "a turn on the new server");
+    assert.equal(store.sessionId, before, "the same session goes on");
+    assert.notEqual((await store.conn.daemonStatus()).pid, pid, "a new process serves");
   });
 
-  it("a crashed server is restarted and the window re-attaches (the in-process session is gone)", async () => {
+  it("a crashed server is restarted and the window re-attaches to the stored session", async () => {
     const store = (stub.treeProviders.get("scv.queue") as any).server.store as SessionStore;
     const { pid } = await store.conn.daemonStatus();
     const before = store.sessionId;
     process.kill(pid, "SIGKILL");
-    await until(() => /SCV: closed/.test(status()) && store.sessionId === before, "the re-attach after the restart");
-    const { pid: next } = await store.conn.daemonStatus();
-    assert.notEqual(next, pid, "a new process serves");
+    await until(() => stub.output.some((l) => /restarting \(1\/5\)/.test(l)), "the restart");
+    await until(() => /SCV: idle/.test(status()) && store.sessionId === before, "the re-attach after the restart");
+    fake.script({ text: "after the crash" });
+    await run("scv.sendPrompt", "still there?");
+    await until(() => /SCV: idle/.test(status()) && lastHtml().includes("after the crash"), "a turn in the stored session");
+    assert.equal(store.sessionId, before, "the same session goes on");
+    assert.notEqual((await store.conn.daemonStatus()).pid, pid, "a new process serves");
   });
 
   it("restarts a crashed server at most MAX_RESTARTS times, then says so", async () => {
