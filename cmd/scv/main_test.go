@@ -38,9 +38,15 @@ func TestMain(m *testing.M) {
 // the exit status.
 func run(t *testing.T, home, dir string, stdin string, args ...string) (string, string, int) {
 	t.Helper()
+	return runEnv(t, home, dir, nil, stdin, args...)
+}
+
+// runEnv is run with extra environment variables.
+func runEnv(t *testing.T, home, dir string, env []string, stdin string, args ...string) (string, string, int) {
+	t.Helper()
 	cmd := exec.Command(scvBin, args...)
 	cmd.Dir = dir
-	cmd.Env = []string{"SCV_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH"), "SCV_NO_DAEMON=1"}
+	cmd.Env = append([]string{"SCV_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH"), "SCV_NO_DAEMON=1"}, env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

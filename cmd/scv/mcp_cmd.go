@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"scv/runtime/session"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -90,6 +91,9 @@ func checkMCPServers(stdout, stderr io.Writer, cfg config.Config, home, cwd stri
 		Dir:            cwd,
 		LogDir:         filepath.Join(home, "logs"),
 		MaxOutputBytes: cfg.Tools.MaxOutputBytes,
+		// A server checked here sees what it would in a session: no
+		// provider key, no secret-looking variable.
+		StripEnv: session.ShellEnvFor(cfg, os.Getenv).Filter,
 	})
 	defer m.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(longest*float64(time.Second))+mcpCheckMargin)

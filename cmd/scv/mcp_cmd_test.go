@@ -46,6 +46,38 @@ enabled = false
 	}
 }
 
+// A server started by --check gets the environment it would get in a
+// session: the provider key is not in it, whatever its variable is called.
+func TestMCPCheckStripsTheProviderKey(t *testing.T) {
+	node, script := mcptest.Script(t, mcptest.Everything)
+	home := t.TempDir()
+	seen := filepath.Join(home, "env.txt")
+	cfg := fmt.Sprintf(`
+[provider]
+api_key_env = "GROQ_KEY"
+
+[mcp_servers.everything]
+command = "sh"
+args = ["-c", "env > %s; exec %s %s stdio"]
+startup_timeout_sec = 30
+`, seen, node, script)
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const key = "gsk-not-for-mcp-servers"
+	out, stderr, code := runEnv(t, home, home, []string{"GROQ_KEY=" + key, "COPY_OF_IT=" + key, "VISIBLE=yes"}, "", "mcp", "list", "--check")
+	if code != 0 {
+		t.Fatalf("check: %d\n%s%s", code, out, stderr)
+	}
+	env, err := os.ReadFile(seen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(env), key) || !strings.Contains(string(env), "VISIBLE=yes") {
+		t.Fatalf("the server saw the key, or not the rest of the environment:\n%s", env)
+	}
+}
+
 func TestMCPListRefusesAProjectServer(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	if err := os.MkdirAll(filepath.Join(ws, ".scv"), 0o700); err != nil {

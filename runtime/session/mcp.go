@@ -47,9 +47,16 @@ func mergeMCPServers(cfg *config.Config, given map[string]config.MCPServer) erro
 // servers share: neither sees the provider's key or a secret-looking
 // variable.
 func (m *Manager) shellEnvFor(cfg config.Config) tools.ShellEnv {
+	return ShellEnvFor(cfg, m.opts.Getenv)
+}
+
+// ShellEnvFor is the environment filter cfg gives the shell tool and MCP
+// servers, with getenv finding the provider key in use; `scv mcp list
+// --check` starts servers through it too.
+func ShellEnvFor(cfg config.Config, getenv func(string) string) tools.ShellEnv {
 	return tools.ShellEnv{
 		ProviderKeyEnv: cfg.Provider.APIKeyEnv,
-		ProviderKey:    cfg.APIKey(m.opts.Getenv),
+		ProviderKey:    cfg.APIKey(getenv),
 		Allow:          cfg.Tools.Shell.EnvAllow,
 		Deny:           cfg.Tools.Shell.EnvDeny,
 	}
