@@ -29,7 +29,7 @@ func (d *Door) setup(sid string) schema.SessionSetup {
 	var out schema.SessionSetup
 	out.ConfigOptions = d.configOptions(sid)
 	if policy, ok := d.be.Policy(d.ctx, sid); ok {
-		out.Modes = schema.ModeState{CurrentModeID: policy, AvailableModes: modes}
+		out.Modes = &schema.ModeState{CurrentModeID: policy, AvailableModes: modes}
 	}
 	return out
 }

@@ -164,8 +164,10 @@ type SessionLoadParams struct {
 
 // SessionSetup answers session/new, session/load and session/resume.
 type SessionSetup struct {
-	SessionID     string         `json:"sessionId,omitempty"`
-	Modes         ModeState      `json:"modes"`
+	SessionID string `json:"sessionId,omitempty"`
+	// Modes is absent when the backend cannot tell the session's mode: the
+	// schema wants a full mode state or none.
+	Modes         *ModeState     `json:"modes,omitempty"`
 	ConfigOptions []ConfigOption `json:"configOptions"`
 }
 
