@@ -62,6 +62,7 @@ type sessState struct {
 	cwd     string
 	model   string
 	running string // the running turn's id, as the events tell it
+	title   string // from the first prompt seen (titleOfPrompt)
 }
 
 // waiter is a session/prompt not yet answered.

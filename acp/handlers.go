@@ -194,7 +194,7 @@ func handleList(d *Door, _, params json.RawMessage) (any, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	return listPage(all, p)
+	return listPage(all, p, d.titleOf)
 }
 
 func handleClose(d *Door, _, params json.RawMessage) (any, bool, error) {

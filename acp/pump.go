@@ -90,6 +90,7 @@ func (d *Door) process(it item) {
 	if it.replay {
 		if t, ok := ev.Payload.(session.TurnStarted); ok {
 			d.userMessage(ev.SessionID, t.Prompt)
+			d.noteTitle(ev.SessionID, t.Prompt)
 		}
 		return
 	}
@@ -108,6 +109,7 @@ func (d *Door) process(it item) {
 		if w == nil {
 			d.userMessage(ev.SessionID, p.Prompt) // sent from another window
 		}
+		d.noteTitle(ev.SessionID, p.Prompt)
 	case session.ApprovalRequested:
 		d.askPermission(ev.SessionID, p.Approval)
 	case session.ApprovalResolved:

@@ -361,3 +361,9 @@ type UsageUpdate struct {
 	Used          int    `json:"used"`
 	Size          int    `json:"size"`
 }
+
+// SessionInfoUpdate tells the client the session's title.
+type SessionInfoUpdate struct {
+	SessionUpdate string `json:"sessionUpdate"`
+	Title         string `json:"title"`
+}

@@ -73,3 +73,25 @@ test("list, load (replays the transcript before answering), resume, close", () =
     assert.deepEqual((await a.request(S.list, {})).sessions, []);
     await assert.rejects(a.prompt(sessionId, "after close"), (e) => e.code === -32002);
   }));
+
+test("session_info_update carries the title: the first prompt's first line, cut to 80 characters; session/list shows it", () =>
+  withWorld({ replies: [{ text: "a" }, { text: "b" }] }, async (_w, start) => {
+    const a = await start();
+    const { sessionId } = await a.newSession();
+    const long = "x".repeat(100);
+    await a.prompt(sessionId, `\n${long}\nsecond line`);
+    const { u } = await a.update("session_info_update");
+    assert.equal(u.title, "x".repeat(79) + "…");
+    await a.prompt(sessionId, "another prompt");
+    assert.equal(a.updates.filter((x) => x.update.sessionUpdate === "session_info_update").length, 1, "the title is set once");
+    assert.equal((await a.request(S.list, {})).sessions[0].title, u.title);
+  }));
+
+test("changing the mode sends current_mode_update and config_option_update", () =>
+  withWorld({}, async (_w, start) => {
+    const a = await start();
+    const { sessionId } = await a.newSession();
+    await a.request(S.setMode, { sessionId, modeId: "always" });
+    await a.update("current_mode_update", (u) => u.currentModeId === "always");
+    await a.update("config_option_update", (u) => u.configOptions.find((o) => o.id === "mode").currentValue === "always");
+  }));
