@@ -68,8 +68,11 @@ func (d *Door) handleNotification(method string, params json.RawMessage) {
 		}
 		d.cancel(p.SessionID)
 	case schema.MethodCancelRequest:
-		// Every request of ours is answered at once or by its turn's end,
-		// which session/cancel controls; there is nothing else to stop.
+		var p schema.CancelRequestParams
+		if unmarshalParams(params, &p) != nil {
+			return
+		}
+		d.cancelRequest(p.RequestID)
 	default:
 		d.opts.Log.Info("ignored an unknown ACP notification", "method", method)
 	}

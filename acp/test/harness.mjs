@@ -290,3 +290,12 @@ export class Agent {
     assert.equal(code, 0, `scv acp exits 0 when its client closes\n${this.stderr}`);
   }
 }
+
+/** Settles as promise does, or rejects after WAIT_MS naming what was awaited. */
+export function within(promise, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${WAIT_MS} ms waiting for ${what}`)), WAIT_MS);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as acp from "@agentclientprotocol/sdk";
-import { Agent, World } from "./harness.mjs";
+import { Agent, World, within } from "./harness.mjs";
 
 async function withAgent(setup, body) {
   const world = await World.create(setup);
@@ -114,4 +114,23 @@ test("a prompt sent while busy is queued and answered when its own turn ends; ca
     assert.equal((await two).stopReason, "end_turn");
     assert.deepEqual(order, ["one", "two"]);
     assert.match(a.text(sessionId), /second$/);
+  }));
+
+test("$/cancel_request cancels an in-flight prompt: the running one's turn, and a queued one leaves the queue", () =>
+  withAgent({ replies: [{ text: ["first", " never"], hold: true }, { text: "third" }] }, async (w, a) => {
+    const { sessionId } = await a.newSession();
+    const running = new AbortController();
+    const queued = new AbortController();
+    const S = acp.methods.agent.session;
+    const one = a.request(S.prompt, { sessionId, prompt: [{ type: "text", text: "one" }] }, { cancellationSignal: running.signal });
+    await a.update("agent_message_chunk", (u) => u.content.text === "first");
+    const two = a.request(S.prompt, { sessionId, prompt: [{ type: "text", text: "two" }] }, { cancellationSignal: queued.signal });
+    const three = a.prompt(sessionId, "three");
+    queued.abort();
+    assert.equal((await within(two, "the queued prompt's answer")).stopReason, "cancelled");
+    running.abort();
+    assert.equal((await within(one, "the running prompt's answer")).stopReason, "cancelled");
+    w.fake.release();
+    assert.equal((await three).stopReason, "end_turn");
+    assert.equal(w.fake.requests.length, 2, "the cancelled queued prompt never reached the provider");
   }));
