@@ -43,6 +43,8 @@ type Door struct {
 	mu          sync.Mutex
 	initialized bool
 	clientFS    schema.ClientCapabilities
+	notices     bool              // the client shows notice updates
+	lag         map[string]uint64 // sessionId → updates dropped (MaxQueuedEvents)
 	sessions    map[string]*sessState
 	byTurn      map[string]*waiter // prompts whose turn runs
 	byQueue     map[string]*waiter // prompts waiting in a queue
@@ -101,6 +103,7 @@ func New(opts Options) *Door {
 		byQueue:  map[string]*waiter{},
 		asks:     map[string]*ask{},
 		asked:    map[int64]*ask{},
+		lag:      map[string]uint64{},
 	}
 	d.wake = sync.NewCond(&d.mu)
 	if l, ok := opts.Backend.(interface{ bind(func(session.Event)) }); ok {

@@ -89,6 +89,7 @@ func handleInitialize(d *Door, _, params json.RawMessage) (any, bool, error) {
 	d.mu.Lock()
 	d.initialized = true
 	d.clientFS = p.ClientCapabilities
+	d.notices = p.ClientCapabilities.Session != nil && p.ClientCapabilities.Session.Notices != nil
 	d.mu.Unlock()
 	// Version negotiation: scv answers the one version it speaks; a client
 	// that cannot speak it closes the connection.

@@ -12,6 +12,10 @@ func (d *Door) deliver(ev session.Event) {
 	if d.done {
 		return
 	}
+	if len(d.queue) >= MaxQueuedEvents && droppable(ev.Payload) {
+		d.lag[ev.SessionID]++
+		return
+	}
 	d.queue = append(d.queue, item{ev: ev})
 	d.wake.Signal()
 }
@@ -69,6 +73,7 @@ func (d *Door) pump() {
 		for _, it := range batch {
 			d.process(it)
 		}
+		d.reportLag()
 	}
 }
 

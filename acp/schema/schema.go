@@ -103,6 +103,9 @@ type ClientCapabilities struct {
 		WriteTextFile bool `json:"writeTextFile"`
 	} `json:"fs"`
 	Terminal bool `json:"terminal"`
+	Session  *struct {
+		Notices *Empty `json:"notices"`
+	} `json:"session"`
 }
 
 // InitializeResult answers initialize.
@@ -366,4 +369,16 @@ type UsageUpdate struct {
 type SessionInfoUpdate struct {
 	SessionUpdate string `json:"sessionUpdate"`
 	Title         string `json:"title"`
+}
+
+// UpdateNotice is a notice for the user, outside the session's history;
+// sent only to clients that advertise session.notices.
+const UpdateNotice = "notice"
+
+// Notice is a notice update.
+type Notice struct {
+	SessionUpdate string `json:"sessionUpdate"`
+	Severity      string `json:"severity"`
+	Title         string `json:"title"`
+	Description   string `json:"description,omitempty"`
 }
