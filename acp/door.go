@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"scv/acp/schema"
+	"scv/runtime/config"
 	"scv/runtime/session"
 )
 
@@ -30,7 +31,10 @@ type Options struct {
 	// MaxLineBytes bounds one message from the client
 	// (protocol.max_client_frame_bytes).
 	MaxLineBytes int
-	Log          *slog.Logger
+	// MaxQueuedBytes bounds the updates waiting for a slow client
+	// (protocol.outbound_queue_bytes, as for scv lsp); see lag.go.
+	MaxQueuedBytes int
+	Log            *slog.Logger
 }
 
 // Door serves one ACP client.
@@ -53,10 +57,11 @@ type Door struct {
 	nextID      int64
 	// The event pump: events wait in queue while holds > 0, so a handler
 	// can learn a turn's id before the turn's events are interpreted.
-	queue []item
-	holds int
-	wake  *sync.Cond
-	done  bool
+	queue       []item
+	queuedBytes int // encoded size of queue's updates, plus eventOverhead each
+	holds       int
+	wake        *sync.Cond
+	done        bool
 }
 
 // sessState is what this connection knows of one session.
@@ -91,6 +96,9 @@ type item struct {
 func New(opts Options) *Door {
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if opts.MaxQueuedBytes <= 0 {
+		opts.MaxQueuedBytes = config.DefaultOutboundQueueBytes
 	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)

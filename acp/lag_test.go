@@ -9,17 +9,20 @@ import (
 )
 
 // A client that does not read fills no unbounded queue: deltas past
-// MaxQueuedEvents are dropped and counted, the events a prompt's answer
+// protocol.outbound_queue_bytes are dropped and counted, the events a prompt's answer
 // depends on are kept, and a client that reads notices is told.
 func TestTheEventQueueIsBoundedAndControlEventsAreKept(t *testing.T) {
-	d := New(Options{Backend: &Local{}})
+	delta := session.Event{SessionID: "s", Payload: session.AssistantDelta{Content: "x"}}
+	const fit = 100
+	size := eventOverhead + len(encodeUpdate(delta, ""))
+	d := New(Options{Backend: &Local{}, MaxQueuedBytes: fit * size})
 	d.sessions["s"] = &sessState{}
-	for range MaxQueuedEvents + 10 {
+	for range fit + 10 {
 		d.deliver(session.Event{SessionID: "s", Payload: session.AssistantDelta{Content: "x"}})
 	}
 	d.deliver(session.Event{SessionID: "s", Payload: session.TurnCompleted{TurnID: "t"}})
-	if got := len(d.queue); got != MaxQueuedEvents+1 {
-		t.Fatalf("queued %d events, want %d (the bound, plus the turn's end)", got, MaxQueuedEvents+1)
+	if got := len(d.queue); got != fit+1 {
+		t.Fatalf("queued %d events, want %d (the bound, plus the turn's end)", got, fit+1)
 	}
 	if _, ok := d.queue[len(d.queue)-1].ev.Payload.(session.TurnCompleted); !ok {
 		t.Fatal("the turn's end was dropped")

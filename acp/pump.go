@@ -12,10 +12,15 @@ func (d *Door) deliver(ev session.Event) {
 	if d.done {
 		return
 	}
-	if len(d.queue) >= MaxQueuedEvents && droppable(ev.Payload) {
+	size := eventOverhead
+	if st := d.sessions[ev.SessionID]; st != nil {
+		size += len(sharedUpdate(ev, st.cwd)) // memoized: the pump reuses it
+	}
+	if d.queuedBytes+size > d.opts.MaxQueuedBytes && droppable(ev.Payload) {
 		d.lag[ev.SessionID]++
 		return
 	}
+	d.queuedBytes += size
 	d.queue = append(d.queue, item{ev: ev})
 	d.wake.Signal()
 }
@@ -69,6 +74,7 @@ func (d *Door) pump() {
 		}
 		batch := d.queue
 		d.queue = nil
+		d.queuedBytes = 0
 		d.mu.Unlock()
 		for _, it := range batch {
 			d.process(it)
