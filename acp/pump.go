@@ -76,10 +76,12 @@ func (d *Door) pump() {
 		d.queue = nil
 		d.queuedBytes = 0
 		d.mu.Unlock()
+		d.out.gather()
 		for _, it := range batch {
 			d.process(it)
 		}
 		d.reportLag()
+		d.out.flush()
 	}
 }
 
