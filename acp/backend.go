@@ -18,6 +18,8 @@ type Backend interface {
 	List(ctx context.Context) ([]session.Summary, error)
 	StartTurn(ctx context.Context, sessionID, prompt string, items []session.ContextItem, submitter string) (session.TurnStart, error)
 	CancelTurn(ctx context.Context, sessionID, turnID string) error
+	// RemoveQueued drops a queued prompt at whatever revision it has now.
+	RemoveQueued(ctx context.Context, sessionID, queueID string) error
 	Resolve(ctx context.Context, sessionID, approvalID, decision string) error
 	Close(ctx context.Context, sessionID string) error
 	// Policy and SetPolicy read and change a session's approval policy;
@@ -85,6 +87,20 @@ func (l *Local) CancelTurn(_ context.Context, id, turnID string) error {
 		return err
 	}
 	return s.CancelTurn(turnID)
+}
+
+func (l *Local) RemoveQueued(_ context.Context, id, queueID string) error {
+	s, err := l.m.Get(id)
+	if err != nil {
+		return err
+	}
+	for _, e := range s.Queue().Entries {
+		if e.QueueID == queueID {
+			_, err := s.RemoveQueue(queueID, e.Revision)
+			return err
+		}
+	}
+	return &session.Error{Code: session.CodeQueueNotFound, Message: "queue entry " + queueID + " is no longer queued"}
 }
 
 func (l *Local) Resolve(_ context.Context, id, approvalID, decision string) error {

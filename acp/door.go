@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"scv/acp/schema"
+	"scv/runtime/config"
 	"scv/runtime/session"
 )
 
@@ -30,7 +31,10 @@ type Options struct {
 	// MaxLineBytes bounds one message from the client
 	// (protocol.max_client_frame_bytes).
 	MaxLineBytes int
-	Log          *slog.Logger
+	// MaxQueuedBytes bounds the updates waiting for a slow client
+	// (protocol.outbound_queue_bytes, as for scv lsp); see lag.go.
+	MaxQueuedBytes int
+	Log            *slog.Logger
 }
 
 // Door serves one ACP client.
@@ -43,6 +47,8 @@ type Door struct {
 	mu          sync.Mutex
 	initialized bool
 	clientFS    schema.ClientCapabilities
+	notices     bool              // the client shows notice updates
+	lag         map[string]uint64 // sessionId → updates dropped (MaxQueuedEvents)
 	sessions    map[string]*sessState
 	byTurn      map[string]*waiter // prompts whose turn runs
 	byQueue     map[string]*waiter // prompts waiting in a queue
@@ -51,10 +57,11 @@ type Door struct {
 	nextID      int64
 	// The event pump: events wait in queue while holds > 0, so a handler
 	// can learn a turn's id before the turn's events are interpreted.
-	queue []item
-	holds int
-	wake  *sync.Cond
-	done  bool
+	queue       []item
+	queuedBytes int // encoded size of queue's updates, plus eventOverhead each
+	holds       int
+	wake        *sync.Cond
+	done        bool
 }
 
 // sessState is what this connection knows of one session.
@@ -62,6 +69,7 @@ type sessState struct {
 	cwd     string
 	model   string
 	running string // the running turn's id, as the events tell it
+	title   string // from the first prompt seen (titleOfPrompt)
 }
 
 // waiter is a session/prompt not yet answered.
@@ -89,6 +97,9 @@ func New(opts Options) *Door {
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = DefaultMaxLineBytes
 	}
+	if opts.MaxQueuedBytes <= 0 {
+		opts.MaxQueuedBytes = config.DefaultOutboundQueueBytes
+	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
@@ -100,6 +111,7 @@ func New(opts Options) *Door {
 		byQueue:  map[string]*waiter{},
 		asks:     map[string]*ask{},
 		asked:    map[int64]*ask{},
+		lag:      map[string]uint64{},
 	}
 	d.wake = sync.NewCond(&d.mu)
 	if l, ok := opts.Backend.(interface{ bind(func(session.Event)) }); ok {

@@ -68,8 +68,11 @@ func (d *Door) handleNotification(method string, params json.RawMessage) {
 		}
 		d.cancel(p.SessionID)
 	case schema.MethodCancelRequest:
-		// Every request of ours is answered at once or by its turn's end,
-		// which session/cancel controls; there is nothing else to stop.
+		var p schema.CancelRequestParams
+		if unmarshalParams(params, &p) != nil {
+			return
+		}
+		d.cancelRequest(p.RequestID)
 	default:
 		d.opts.Log.Info("ignored an unknown ACP notification", "method", method)
 	}
@@ -86,6 +89,7 @@ func handleInitialize(d *Door, _, params json.RawMessage) (any, bool, error) {
 	d.mu.Lock()
 	d.initialized = true
 	d.clientFS = p.ClientCapabilities
+	d.notices = p.ClientCapabilities.Session != nil && p.ClientCapabilities.Session.Notices != nil
 	d.mu.Unlock()
 	// Version negotiation: scv answers the one version it speaks; a client
 	// that cannot speak it closes the connection.
@@ -194,7 +198,7 @@ func handleList(d *Door, _, params json.RawMessage) (any, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	return listPage(all, p)
+	return listPage(all, p, d.titleOf)
 }
 
 func handleClose(d *Door, _, params json.RawMessage) (any, bool, error) {

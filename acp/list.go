@@ -13,13 +13,13 @@ const ListPageSize = 50
 
 // listPage filters the sessions by cwd, newest first, and cuts the page
 // the cursor (an offset scv issued) points at.
-func listPage(all []session.Summary, p schema.SessionListParams) (schema.SessionListResult, bool, error) {
+func listPage(all []session.Summary, p schema.SessionListParams, titleOf func(string) string) (schema.SessionListResult, bool, error) {
 	var rows []schema.SessionInfo
 	for _, s := range all {
 		if p.Cwd != nil && *p.Cwd != s.Cwd {
 			continue
 		}
-		rows = append(rows, schema.SessionInfo{SessionID: s.SessionID, Cwd: s.Cwd, UpdatedAt: s.CreatedAt})
+		rows = append(rows, schema.SessionInfo{SessionID: s.SessionID, Cwd: s.Cwd, Title: titleOf(s.SessionID), UpdatedAt: s.CreatedAt})
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].UpdatedAt > rows[j].UpdatedAt })
 	start := 0

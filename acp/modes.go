@@ -29,7 +29,7 @@ func (d *Door) setup(sid string) schema.SessionSetup {
 	var out schema.SessionSetup
 	out.ConfigOptions = d.configOptions(sid)
 	if policy, ok := d.be.Policy(d.ctx, sid); ok {
-		out.Modes = schema.ModeState{CurrentModeID: policy, AvailableModes: modes}
+		out.Modes = &schema.ModeState{CurrentModeID: policy, AvailableModes: modes}
 	}
 	return out
 }
@@ -101,5 +101,18 @@ func (d *Door) setPolicy(sid, policy string) error {
 	if _, err := d.known(sid); err != nil {
 		return err
 	}
-	return d.be.SetPolicy(d.ctx, sid, policy)
+	before, _ := d.be.Policy(d.ctx, sid)
+	if err := d.be.SetPolicy(d.ctx, sid, policy); err != nil {
+		return err
+	}
+	if policy != before {
+		// Both forms, for clients that read modes and for those that read
+		// config options. Changes made in other windows are not seen yet:
+		// the runtime has no event for a policy change.
+		d.notify(schema.MethodSessionUpdate, schema.Notification{SessionID: sid,
+			Update: schema.CurrentModeUpdate{SessionUpdate: schema.UpdateCurrentMode, CurrentModeID: policy}})
+		d.notify(schema.MethodSessionUpdate, schema.Notification{SessionID: sid,
+			Update: schema.ConfigOptionUpdate{SessionUpdate: schema.UpdateConfigOption, ConfigOptions: d.configOptions(sid)}})
+	}
+	return nil
 }

@@ -12,6 +12,15 @@ func (d *Door) deliver(ev session.Event) {
 	if d.done {
 		return
 	}
+	size := eventOverhead
+	if st := d.sessions[ev.SessionID]; st != nil {
+		size += len(sharedUpdate(ev, st.cwd)) // memoized: the pump reuses it
+	}
+	if d.queuedBytes+size > d.opts.MaxQueuedBytes && droppable(ev.Payload) {
+		d.lag[ev.SessionID]++
+		return
+	}
+	d.queuedBytes += size
 	d.queue = append(d.queue, item{ev: ev})
 	d.wake.Signal()
 }
@@ -65,10 +74,14 @@ func (d *Door) pump() {
 		}
 		batch := d.queue
 		d.queue = nil
+		d.queuedBytes = 0
 		d.mu.Unlock()
+		d.out.gather()
 		for _, it := range batch {
 			d.process(it)
 		}
+		d.reportLag()
+		d.out.flush()
 	}
 }
 
@@ -90,6 +103,7 @@ func (d *Door) process(it item) {
 	if it.replay {
 		if t, ok := ev.Payload.(session.TurnStarted); ok {
 			d.userMessage(ev.SessionID, t.Prompt)
+			d.noteTitle(ev.SessionID, t.Prompt)
 		}
 		return
 	}
@@ -108,6 +122,7 @@ func (d *Door) process(it item) {
 		if w == nil {
 			d.userMessage(ev.SessionID, p.Prompt) // sent from another window
 		}
+		d.noteTitle(ev.SessionID, p.Prompt)
 	case session.ApprovalRequested:
 		d.askPermission(ev.SessionID, p.Approval)
 	case session.ApprovalResolved:

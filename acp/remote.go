@@ -184,6 +184,20 @@ func (r *Remote) CancelTurn(ctx context.Context, id, turnID string) error {
 	return r.call(ctx, lspschema.MethodTurnCancel, lspschema.TurnCancelParams{SessionID: id, TurnID: turnID}, nil)
 }
 
+func (r *Remote) RemoveQueued(ctx context.Context, id, queueID string) error {
+	var q session.QueueState
+	if err := r.call(ctx, lspschema.MethodQueueList, lspschema.SessionRef{SessionID: id}, &q); err != nil {
+		return err
+	}
+	for _, e := range q.Entries {
+		if e.QueueID == queueID {
+			rev := e.Revision
+			return r.call(ctx, lspschema.MethodQueueRemove, lspschema.QueueEditParams{SessionID: id, QueueID: queueID, Revision: &rev}, nil)
+		}
+	}
+	return &session.Error{Code: session.CodeQueueNotFound, Message: "queue entry " + queueID + " is no longer queued"}
+}
+
 func (r *Remote) Resolve(ctx context.Context, id, approvalID, decision string) error {
 	return r.call(ctx, lspschema.MethodApprovalResolve, lspschema.ApprovalResolveParams{SessionID: id, ApprovalID: approvalID, Decision: decision}, nil)
 }

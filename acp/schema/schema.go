@@ -103,6 +103,9 @@ type ClientCapabilities struct {
 		WriteTextFile bool `json:"writeTextFile"`
 	} `json:"fs"`
 	Terminal bool `json:"terminal"`
+	Session  *struct {
+		Notices *Empty `json:"notices"`
+	} `json:"session"`
 }
 
 // InitializeResult answers initialize.
@@ -164,8 +167,10 @@ type SessionLoadParams struct {
 
 // SessionSetup answers session/new, session/load and session/resume.
 type SessionSetup struct {
-	SessionID     string         `json:"sessionId,omitempty"`
-	Modes         ModeState      `json:"modes"`
+	SessionID string `json:"sessionId,omitempty"`
+	// Modes is absent when the backend cannot tell the session's mode: the
+	// schema wants a full mode state or none.
+	Modes         *ModeState     `json:"modes,omitempty"`
 	ConfigOptions []ConfigOption `json:"configOptions"`
 }
 
@@ -358,4 +363,22 @@ type UsageUpdate struct {
 	SessionUpdate string `json:"sessionUpdate"`
 	Used          int    `json:"used"`
 	Size          int    `json:"size"`
+}
+
+// SessionInfoUpdate tells the client the session's title.
+type SessionInfoUpdate struct {
+	SessionUpdate string `json:"sessionUpdate"`
+	Title         string `json:"title"`
+}
+
+// UpdateNotice is a notice for the user, outside the session's history;
+// sent only to clients that advertise session.notices.
+const UpdateNotice = "notice"
+
+// Notice is a notice update.
+type Notice struct {
+	SessionUpdate string `json:"sessionUpdate"`
+	Severity      string `json:"severity"`
+	Title         string `json:"title"`
+	Description   string `json:"description,omitempty"`
 }

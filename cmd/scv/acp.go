@@ -64,7 +64,8 @@ func runACP(args []string) int {
 		// The Manager an in-process scv lsp would use, with the same limits.
 		backend = acp.NewLocal(lsp.NewServer(opts).Sessions(), true)
 	}
-	door := acp.New(acp.Options{Backend: backend, Version: version, MaxLineBytes: cfg.Protocol.MaxClientFrameBytes, Log: log})
+	door := acp.New(acp.Options{Backend: backend, Version: version, MaxLineBytes: cfg.Protocol.MaxClientFrameBytes,
+		MaxQueuedBytes: cfg.Protocol.OutboundQueueBytes, Log: log})
 	if remote, ok := backend.(*acp.Remote); ok {
 		remote.Bind(door.Deliver)
 	}

@@ -1,0 +1,54 @@
+package acp
+
+import (
+	"fmt"
+
+	"scv/acp/schema"
+	"scv/runtime/session"
+)
+
+// Options.MaxQueuedBytes (protocol.outbound_queue_bytes, the budget scv
+// lsp gives a client) bounds the updates waiting for one ACP client that
+// reads slower than its sessions speak. Past it, updates that only show
+// progress (deltas, a tool starting) are dropped and counted, as scv lsp
+// drops events past the same budget; the events a prompt's answer,
+// a permission request or a tool call's state depend on are always kept,
+// so every prompt is still answered. ACP has no lagged notification: a
+// client that advertises session.notices is told how many updates it
+// missed and that session/load re-syncs; others get a log line.
+//
+// eventOverhead is what a queued event is charged besides its update's
+// bytes (and all an event without an update is charged).
+const eventOverhead = 64
+
+// droppable reports whether an event only shows progress.
+func droppable(p session.Payload) bool {
+	switch p.(type) {
+	case session.AssistantDelta, session.ToolStarted:
+		return true
+	}
+	return false
+}
+
+// reportLag tells the client of updates dropped since the last report.
+func (d *Door) reportLag() {
+	d.mu.Lock()
+	if len(d.lag) == 0 {
+		d.mu.Unlock()
+		return
+	}
+	lag := d.lag
+	d.lag = map[string]uint64{}
+	notices := d.notices
+	d.mu.Unlock()
+	for sid, missed := range lag {
+		d.opts.Log.Warn("the ACP client reads too slowly; updates were dropped", "session", sid, "missed", missed, "limit_bytes", d.opts.MaxQueuedBytes)
+		if notices {
+			d.notify(schema.MethodSessionUpdate, schema.Notification{SessionID: sid, Update: schema.Notice{
+				SessionUpdate: schema.UpdateNotice, Severity: "warning",
+				Title:       fmt.Sprintf("%d updates were dropped: the editor read them too slowly", missed),
+				Description: "session/load shows the session again in full.",
+			}})
+		}
+	}
+}
