@@ -67,26 +67,33 @@ t.test("the server advertises exactly the notifications the plugin handles, and 
   end
 end)
 
-t.test("a server that dies is restarted; its in-process session is reported gone, the next prompt starts anew", function()
+t.test("a server that dies is restarted; the window re-attaches to its stored session and goes on", function()
   local seen = it.capture_notify()
   local ctl = require("scv").instance()
   vim.cmd("Scv prompt hello")
   it.wait_transcript(t, ctl, "hi")
   local first = ctl.state.session_id
+  local seq_before = ctl.state.live_seq
   local err, status = it.request(t, ctl, "scv/daemon/status", nil)
   t.eq(nil, err)
   t.eq("stdio", status.mode)
   local uv = vim.uv or vim.loop
   uv.kill(status.pid, "sigkill")
   t.wait(it.TIMEOUT_MS, function()
-    return it.notified(seen, "the session ended with the server") ~= nil
-  end, "the restart and the lost-session message")
-  t.ok(it.notified(seen, "restarting it (1/3)"))
+    return it.notified(seen, "restarting it (1/3)") ~= nil
+  end, "the restart")
+  -- The new server loads the session from disk; its seq continues above
+  -- every seq the old one sent, so the snapshot moves live_seq on.
+  t.wait(it.TIMEOUT_MS, function()
+    return ctl.state ~= nil and ctl.state.session_id == first and ctl.state.live_seq > seq_before
+  end, "the re-attach to the stored session")
+  t.ok(it.notified(seen, "the session ended with the server") == nil, "the session was not lost")
   t.ok(ctl.client:is_running(), "a new server runs")
+  local before_turn = ctl.state.live_seq
   vim.cmd("Scv prompt hello again")
   t.wait(it.TIMEOUT_MS, function()
-    return ctl.state ~= nil and ctl.state.session_id ~= first and ctl.state.run == "idle" and ctl.state.seen_seq > 2
-  end, "a new session's turn")
+    return ctl.state ~= nil and ctl.state.session_id == first and ctl.state.run == "idle" and ctl.state.seen_seq > before_turn
+  end, "a turn in the same session")
 end)
 
 t.run()

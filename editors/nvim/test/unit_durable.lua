@@ -62,7 +62,10 @@ t.test("the local echo and the event show the prompt once", function()
   s:apply_snapshot(snapshot(0))
   s:note_prompt("t1", "mine")
   ev(s, 1, "turn/started", { turnId = "t1", prompt = "mine" })
-  t.eq(1, count(text(s), "mine"))
+  -- the heading takes the first prompt as the title; the body shows it once
+  local heading, body = text(s):match("^([^\n]*)\n(.*)$")
+  t.eq("# mine", heading)
+  t.eq(1, count(body, "mine"))
   t.eq(1, count(text(s), "## You"))
 end)
 

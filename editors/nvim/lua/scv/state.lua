@@ -10,6 +10,7 @@
 -- corrupt it. Pure: no editor calls, so it is tested without a server.
 local protocol = require("scv.protocol")
 local restored_text = require("scv.restored").text
+local session_rows = require("scv.session_rows")
 local transcript = require("scv.transcript")
 
 local M = {}
@@ -169,6 +170,11 @@ handlers["scv/turn/started"] = function(self, p, fx, live, draw)
       prompt = self.queued_prompts[p.queueId]
     end
     self.prompts[p.turnId] = prompt
+    if self.title == nil and type(prompt) == "string" then
+      -- the server titles a session after its first prompt until renamed
+      self.title = session_rows.first_line(prompt)
+      self.transcript:set_title(self.title)
+    end
     self.transcript:turn(p.turnId, prompt, type(p.context) == "table" and p.context or nil)
   end
 end
