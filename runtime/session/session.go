@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -165,6 +164,7 @@ func (s *Session) Attach(sub Subscriber, afterSeq *uint64) (Attachment, error) {
 	if s.closed {
 		return Attachment{}, errorf(CodeSessionNotFound, "session %s is closed", s.id)
 	}
+	s.disk.loaded = nil // see keepLoadedLocked
 	a := Attachment{Snapshot: s.snapshotLocked()}
 	if afterSeq != nil && *afterSeq < s.seq {
 		var oldest uint64
@@ -192,18 +192,9 @@ func (s *Session) AttachFull(sub Subscriber) (Attachment, error) {
 	a := Attachment{Snapshot: s.snapshotLocked()}
 	var last uint64
 	if s.disk.log != nil {
-		s.syncDiskLocked()
-		loaded, err := s.disk.store.Read(s.id)
-		if err != nil {
-			return Attachment{}, fmt.Errorf("read session %s for its replay: %w", s.id, err)
-		}
-		var problems []error
-		a.Replay, problems = StoredEvents(s.id, loaded.Records)
-		for _, p := range problems {
-			s.logger().Warn("a stored record was skipped in a replay", "session", s.id, "err", p)
-		}
-		if n := len(loaded.Records); n > 0 {
-			last = loaded.Records[n-1].Seq
+		var err error
+		if a.Replay, last, err = s.storedTranscriptLocked(); err != nil {
+			return Attachment{}, err
 		}
 	}
 	rest, oldest := s.ring.after(last)
