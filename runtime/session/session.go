@@ -35,6 +35,7 @@ type Session struct {
 	seq             uint64
 	ring            ring
 	subs            map[Subscriber]struct{}
+	subList         []Subscriber // subs in attach order (see subscribeLocked)
 	history         []provider.Message
 	queue           []QueueEntry
 	queueBytes      int
@@ -173,7 +174,7 @@ func (s *Session) Attach(sub Subscriber, afterSeq *uint64) (Attachment, error) {
 			a.GapFrom = oldest
 		}
 	}
-	s.subs[sub] = struct{}{}
+	s.subscribeLocked(sub)
 	s.idleSince = time.Time{}
 	return a, nil
 }
@@ -202,7 +203,7 @@ func (s *Session) AttachFull(sub Subscriber) (Attachment, error) {
 		a.GapFrom = oldest
 	}
 	a.Replay = append(a.Replay, rest...)
-	s.subs[sub] = struct{}{}
+	s.subscribeLocked(sub)
 	s.idleSince = time.Time{}
 	return a, nil
 }
@@ -225,7 +226,7 @@ func (s *Session) Detach(sub Subscriber) bool {
 	if _, ok := s.subs[sub]; !ok {
 		return false
 	}
-	delete(s.subs, sub)
+	s.unsubscribeLocked(sub)
 	s.markIdleLocked()
 	return true
 }
@@ -332,5 +333,5 @@ func (s *Session) finishCloseLocked() {
 	// may load it again at once.
 	s.closeDiskLocked()
 	_ = s.emitLocked(SessionClosed{})
-	s.subs = map[Subscriber]struct{}{}
+	s.subs, s.subList = map[Subscriber]struct{}{}, nil
 }
