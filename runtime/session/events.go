@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"scv/runtime/provider"
@@ -232,10 +233,25 @@ func (s *Session) emitLocked(p Payload) error {
 	// Stored (and at the durable points synced) before any client sees it.
 	s.persistLocked(ev, data)
 	s.ring.push(ev)
-	for sub := range s.subs {
+	for _, sub := range s.subList {
 		sub.Deliver(ev)
 	}
 	return nil
+}
+
+// subscribeLocked adds sub to the session's subscribers. Delivery ranges
+// over subList, a slice beside the map: ranging over a map costs as much
+// as the rest of a delta's way to a connection.
+func (s *Session) subscribeLocked(sub Subscriber) {
+	if _, ok := s.subs[sub]; !ok {
+		s.subs[sub] = struct{}{}
+		s.subList = append(s.subList, sub)
+	}
+}
+
+func (s *Session) unsubscribeLocked(sub Subscriber) {
+	delete(s.subs, sub)
+	s.subList = slices.DeleteFunc(s.subList, func(x Subscriber) bool { return x == sub })
 }
 
 // payloadSize is the JSON size of an event's members. Deltas, the

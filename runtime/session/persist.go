@@ -29,6 +29,9 @@ type disk struct {
 	syncs     sync.WaitGroup
 	// dirty: records were appended since the last sync.
 	dirty bool
+	// loaded is the transcript decoded at load, kept for the first full
+	// replay (see keepLoadedLocked).
+	loaded *loadedTranscript
 	// failed is set after the first write error, which is logged once;
 	// the session goes on in memory.
 	failed bool

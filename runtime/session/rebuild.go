@@ -32,14 +32,16 @@ type rebuilt struct {
 // them was written. The history it builds equals the live one: every
 // message the session added to it is stored (recordExtras.History), and
 // compactions and clears are replayed in order.
-func rebuild(recs []store.Record) rebuilt {
+func rebuild(recs []store.Record) rebuilt { return rebuildDecoded(decodeRecords(recs)) }
+
+// rebuildDecoded is rebuild from records decoded already.
+func rebuildDecoded(ds []decoded) rebuilt {
 	r := rebuilt{approved: map[string]bool{}}
 	names := map[string]string{} // approval id → tool name
-	for _, rec := range recs {
-		r.seq = max(r.seq, rec.Seq)
-		d, err := decodeRecord(rec)
-		if err != nil {
-			r.problems = append(r.problems, err)
+	for _, d := range ds {
+		r.seq = max(r.seq, d.seq)
+		if d.err != nil {
+			r.problems = append(r.problems, d.err)
 			continue
 		}
 		r.history = append(r.history, d.extras.History...)

@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -38,6 +37,7 @@ type Session struct {
 	seq             uint64
 	ring            ring
 	subs            map[Subscriber]struct{}
+	subList         []Subscriber // subs in attach order (see subscribeLocked)
 	history         []provider.Message
 	queue           []QueueEntry
 	queueBytes      int
@@ -167,6 +167,7 @@ func (s *Session) Attach(sub Subscriber, afterSeq *uint64) (Attachment, error) {
 	if s.closed {
 		return Attachment{}, errorf(CodeSessionNotFound, "session %s is closed", s.id)
 	}
+	s.disk.loaded = nil // see keepLoadedLocked
 	a := Attachment{Snapshot: s.snapshotLocked()}
 	if afterSeq != nil && *afterSeq < s.seq {
 		var oldest uint64
@@ -175,7 +176,7 @@ func (s *Session) Attach(sub Subscriber, afterSeq *uint64) (Attachment, error) {
 			a.GapFrom = oldest
 		}
 	}
-	s.subs[sub] = struct{}{}
+	s.subscribeLocked(sub)
 	s.idleSince = time.Time{}
 	return a, nil
 }
@@ -194,18 +195,9 @@ func (s *Session) AttachFull(sub Subscriber) (Attachment, error) {
 	a := Attachment{Snapshot: s.snapshotLocked()}
 	var last uint64
 	if s.disk.log != nil {
-		s.syncDiskLocked()
-		loaded, err := s.disk.store.Read(s.id)
-		if err != nil {
-			return Attachment{}, fmt.Errorf("read session %s for its replay: %w", s.id, err)
-		}
-		var problems []error
-		a.Replay, problems = StoredEvents(s.id, loaded.Records)
-		for _, p := range problems {
-			s.logger().Warn("a stored record was skipped in a replay", "session", s.id, "err", p)
-		}
-		if n := len(loaded.Records); n > 0 {
-			last = loaded.Records[n-1].Seq
+		var err error
+		if a.Replay, last, err = s.storedTranscriptLocked(); err != nil {
+			return Attachment{}, err
 		}
 	}
 	rest, oldest := s.ring.after(last)
@@ -213,7 +205,7 @@ func (s *Session) AttachFull(sub Subscriber) (Attachment, error) {
 		a.GapFrom = oldest
 	}
 	a.Replay = append(a.Replay, rest...)
-	s.subs[sub] = struct{}{}
+	s.subscribeLocked(sub)
 	s.idleSince = time.Time{}
 	return a, nil
 }
@@ -236,7 +228,7 @@ func (s *Session) Detach(sub Subscriber) bool {
 	if _, ok := s.subs[sub]; !ok {
 		return false
 	}
-	delete(s.subs, sub)
+	s.unsubscribeLocked(sub)
 	s.markIdleLocked()
 	return true
 }
@@ -343,5 +335,5 @@ func (s *Session) finishCloseLocked() {
 	// may load it again at once.
 	s.closeDiskLocked()
 	_ = s.emitLocked(SessionClosed{})
-	s.subs = map[Subscriber]struct{}{}
+	s.subs, s.subList = map[Subscriber]struct{}{}, nil
 }

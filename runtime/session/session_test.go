@@ -30,6 +30,7 @@ func bareSession(t *testing.T) (*Session, *recorder) {
 		ctx:             ctx,
 		cancel:          cancel,
 		subs:            map[Subscriber]struct{}{rec: {}},
+		subList:         []Subscriber{rec},
 		sessionApproved: map[string]bool{},
 	}
 	return s, rec
@@ -271,7 +272,7 @@ func TestRingStaysBoundedOverManyPushes(t *testing.T) {
 func TestAnEventIsEncodedOncePerDialect(t *testing.T) {
 	s, rec := bareSession(t)
 	other := &recorder{}
-	s.subs[other] = struct{}{}
+	s.subscribeLocked(other)
 	s.mu.Lock()
 	if err := s.emitLocked(AssistantDelta{"t1", "x"}); err != nil {
 		t.Fatal(err)

@@ -108,7 +108,8 @@ func (m *Manager) restore(log *store.Log, loaded store.Loaded) (*Session, error)
 	if err != nil {
 		return nil, err
 	}
-	r := rebuild(loaded.Records)
+	ds := decodeRecords(loaded.Records)
+	r := rebuildDecoded(ds)
 	for _, p := range r.problems {
 		m.opts.Log.Warn("a stored record was skipped", "session", h.ID, "err", p)
 	}
@@ -125,6 +126,7 @@ func (m *Manager) restore(log *store.Log, loaded store.Loaded) (*Session, error)
 	if r.running != "" || len(r.open) > 0 || len(r.queue) > 0 {
 		s.restoreInterruptedLocked(r)
 	}
+	s.keepLoadedLocked(storedEvents(h.ID, ds))
 	s.markIdleLocked()
 	return s, nil
 }
@@ -301,8 +303,8 @@ func (m *Manager) Fork(id, turnID string) (string, error) {
 // turn that ended when turnID is empty).
 func forkPoint(recs []store.Record, turnID string) (cut uint64, found bool) {
 	for _, rec := range recs {
-		d, err := decodeRecord(rec)
-		if err != nil {
+		d := decodeRecord(rec)
+		if d.err != nil {
 			continue
 		}
 		var ended string

@@ -133,6 +133,7 @@ func turnSession(t *testing.T, prov provider.Provider, registry *tools.Registry)
 		ctx:             ctx,
 		cancel:          cancel,
 		subs:            map[Subscriber]struct{}{rec: {}},
+		subList:         []Subscriber{rec},
 		sessionApproved: map[string]bool{},
 	}
 	t.Cleanup(func() {

@@ -73,8 +73,11 @@
 //
 // List does not load sessions and the Store caches nothing: it reads the
 // directory's names, stats the logs that pass the cwd filter (UpdatedAt
-// is the log's mtime), sorts newest first, and reads the sidecars of the
-// returned page only (the header when a sidecar is missing). Create
+// is the log's mtime), keeps the newest after the cursor, and reads the
+// sidecars of the returned page only (the header when a sidecar is
+// missing). It holds about two pages of rows and no name it does not
+// keep, whatever the size of the store, so listing 10,000 sessions does
+// not grow the process by their sum. Create
 // writes the sidecar after the log; Load writes a missing one again. Pages hold
 // DefaultListLimit rows unless asked otherwise, at most MaxListLimit. The
 // cursor is the last row's UpdatedAt and id, so sessions added meanwhile

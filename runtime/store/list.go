@@ -60,6 +60,10 @@ func newer(a, b entry) int {
 // returned page only. The cursor holds the last row's UpdatedAt and id,
 // so sessions created or updated meanwhile move before it and do not
 // shift the pages after it.
+//
+// Its memory does not grow with the store beyond one small map entry per
+// sidecar: it keeps the page's rows only (see newest), so that a daemon
+// listing a store of 10,000 sessions does not grow by their sum.
 func (s *Store) List(opts ListOptions) (Page, error) {
 	limit := opts.Limit
 	switch {
@@ -82,75 +86,122 @@ func (s *Store) List(opts ListOptions) (Page, error) {
 	if opts.Cwd != "" {
 		hash = CwdHash(opts.Cwd)
 	}
-	entries, err := s.scan(hash, after)
-	if err != nil {
-		return Page{}, err
-	}
-	slices.SortFunc(entries, newer)
-
 	var page Page
-	for i, e := range entries {
-		if len(page.Sessions) == limit {
-			last := entries[i-1]
-			page.NextCursor = encodeCursor(last)
+	for len(page.Sessions) < limit {
+		// A row that cannot be listed is skipped, so a short page takes
+		// the next entries after the last one looked at.
+		entries, more, err := s.newest(hash, after, limit-len(page.Sessions))
+		if err != nil {
+			return Page{}, err
+		}
+		for _, e := range entries {
+			sum, err := s.summary(e)
+			if err != nil {
+				page.Problems = append(page.Problems, err)
+				continue
+			}
+			if opts.Cwd != "" && sum.Cwd != filepath.Clean(opts.Cwd) {
+				continue // another directory with the same 48-bit hash
+			}
+			page.Sessions = append(page.Sessions, sum)
+		}
+		if !more {
 			break
 		}
-		sum, err := s.summary(e)
-		if err != nil {
-			page.Problems = append(page.Problems, err)
-			continue
+		last := entries[len(entries)-1]
+		after = &last
+		if len(page.Sessions) == limit {
+			page.NextCursor = encodeCursor(last)
 		}
-		if opts.Cwd != "" && sum.Cwd != filepath.Clean(opts.Cwd) {
-			continue // another directory with the same 48-bit hash
-		}
-		page.Sessions = append(page.Sessions, sum)
 	}
 	return page, nil
 }
 
-// scan lists the logs in the directory whose sidecar names cwd hash
-// hash (any log when hash is empty) and that come after the cursor
-// position (all when nil). It reads names, and stats the logs that pass
-// the filter relative to the open directory.
-func (s *Store) scan(hash string, after *entry) ([]entry, error) {
+// newest returns the n newest entries of scan (oldest last) and whether
+// more follow them. It holds at most 2n+2 entries at a time, and copies
+// the id of an entry only while the entry may still make the cut.
+func (s *Store) newest(hash string, after *entry, n int) ([]entry, bool, error) {
 	d, err := os.Open(s.dir)
 	if err != nil {
-		return nil, fmt.Errorf("read the session store: %w", err)
+		return nil, false, fmt.Errorf("read the session store: %w", err)
 	}
 	defer d.Close()
-	names, err := d.Readdirnames(-1)
+	keep := n + 1 // one more tells whether there are more
+	top := make([]entry, 0, 2*keep)
+	var cut *entry // the oldest kept after the last trim
+	err = s.scan(d, hash, after, func(e entry) {
+		if cut != nil && newer(*cut, e) < 0 {
+			return // older than the cut: top holds keep newer ones
+		}
+		e.id, e.meta = strings.Clone(e.id), strings.Clone(e.meta)
+		top = append(top, e)
+		if len(top) == cap(top) {
+			slices.SortFunc(top, newer)
+			top = top[:keep]
+			last := top[keep-1]
+			cut = &last
+		}
+	})
 	if err != nil {
-		return nil, fmt.Errorf("read the session store %s: %w", s.dir, err)
+		return nil, false, err
 	}
-	var ids []string
-	sidecars := make(map[string]string)
-	for _, name := range names {
-		if hash != "" && !strings.HasPrefix(name, hash) {
-			continue
-		}
-		if h, id, ok := parseMetaName(name); ok {
-			sidecars[id] = name
-			if hash != "" && h == hash {
-				ids = append(ids, id)
+	slices.SortFunc(top, newer)
+	more := len(top) > n
+	top = top[:min(n, len(top))]
+	if hash == "" && len(top) > 0 {
+		err = s.findSidecars(d, top)
+	}
+	return top, more, err
+}
+
+// findSidecars fills in the sidecar names of entries found without a
+// filter: a second pass over the directory's names, which is cheaper than
+// holding the names of every sidecar from the first.
+func (s *Store) findSidecars(d *os.File, entries []entry) error {
+	at := make(map[string]int, len(entries))
+	for i, e := range entries {
+		at[e.id] = i
+	}
+	return eachName(d, func(name []byte) {
+		if _, id, ok := parseMetaName(transient(name)); ok {
+			if i, ok := at[id]; ok {
+				entries[i].meta = string(name)
 			}
-		} else if id, ok := parseLogName(name); ok && hash == "" {
-			ids = append(ids, id)
 		}
-	}
+	})
+}
+
+// scan calls found for each log in the open store directory d whose
+// sidecar names cwd hash hash (any log when hash is empty) and that comes
+// after the cursor position (all when nil), in directory order. It stats
+// the logs that pass the filter relative to d. The entry's strings are
+// valid during the call only. Without a filter its entries have no
+// sidecar name (see findSidecars).
+func (s *Store) scan(d *os.File, hash string, after *entry, found func(entry)) error {
 	dirfd := int(d.Fd())
-	entries := make([]entry, 0, len(ids))
-	for _, id := range ids {
+	return eachName(d, func(b []byte) {
+		name := transient(b)
+		var id, meta string
+		if hash != "" {
+			h, sid, ok := parseMetaName(name)
+			if !ok || h != hash {
+				return
+			}
+			id, meta = sid, name
+		} else if lid, ok := parseLogName(name); ok {
+			id = lid
+		} else {
+			return
+		}
 		var st unix.Stat_t
 		if unix.Fstatat(dirfd, logName(id), &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-			continue // removed meanwhile, a sidecar without its log, or not a file
+			return // removed meanwhile, a sidecar without its log, or not a file
 		}
-		e := entry{id: id, meta: sidecars[id], updated: time.Unix(st.Mtim.Unix())}
-		if after != nil && newer(*after, e) >= 0 {
-			continue
+		e := entry{id: id, meta: meta, updated: time.Unix(st.Mtim.Unix())}
+		if after == nil || newer(*after, e) < 0 {
+			found(e)
 		}
-		entries = append(entries, e)
-	}
-	return entries, nil
+	})
 }
 
 // summary builds a row from the sidecar, or from the log's header when

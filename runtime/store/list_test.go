@@ -167,3 +167,47 @@ func TestLoadRestoresAMissingSidecar(t *testing.T) {
 		t.Fatalf("after load: %v", got)
 	}
 }
+
+// TestListPagesAManySessionStore pages through more sessions than List
+// holds at a time (it keeps about two pages while scanning), with
+// unreadable logs among them that a page skips and fills in after.
+func TestListPagesAManySessionStore(t *testing.T) {
+	s := newStore(t)
+	var want []string
+	for i := range 40 {
+		id := fmt.Sprintf("s%02d", i)
+		if i%7 == 3 {
+			// Unreadable: listed as a problem, in its place.
+			writeFile(t, logPath(s, id), `{"v":9,"id":"`+id+`","cwd":"/p"}`+"\n")
+			at := base.Add(time.Duration(i) * time.Second)
+			if err := os.Chtimes(logPath(s, id), at, at); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		createWith(t, s, id, "/p", 1)
+		touch(t, s, "/p", id, base.Add(time.Duration(i)*time.Second))
+		want = append([]string{id}, want...) // newest first
+	}
+	var got []string
+	problems := 0
+	opts := ListOptions{Limit: 3}
+	for pages := 0; ; pages++ {
+		page, err := s.List(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Sessions) != 3 && page.NextCursor != "" {
+			t.Fatalf("page %d has %d rows and a next page", pages, len(page.Sessions))
+		}
+		got = append(got, ids(page)...)
+		problems += len(page.Problems)
+		if page.NextCursor == "" || pages > 40 {
+			break
+		}
+		opts.Cursor = page.NextCursor
+	}
+	if !slices.Equal(got, want) || problems != 6 {
+		t.Fatalf("listed %v with %d problems, want %v and 6", got, problems, want)
+	}
+}

@@ -22,7 +22,16 @@ func (s *Store) Prune(maxCount int, maxAge time.Duration, keep func(id string) b
 	if maxCount < 0 || maxAge < 0 {
 		return nil, fmt.Errorf("prune sessions: negative limit (max count %d, max age %s)", maxCount, maxAge)
 	}
-	entries, err := s.scan("", nil)
+	d, err := os.Open(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("read the session store: %w", err)
+	}
+	var entries []entry
+	err = s.scan(d, "", nil, func(e entry) {
+		e.id = strings.Clone(e.id)
+		entries = append(entries, e)
+	})
+	d.Close()
 	if err != nil {
 		return nil, err
 	}
@@ -55,29 +64,26 @@ func (s *Store) sweep(now time.Time) error {
 	if err != nil {
 		return err
 	}
-	names, err := d.Readdirnames(-1)
-	d.Close()
-	if err != nil {
-		return err
-	}
+	defer d.Close()
 	var errs []error
-	for _, name := range names {
-		path := filepath.Join(s.dir, name)
+	err = eachName(d, func(b []byte) {
+		name := transient(b)
 		if strings.HasPrefix(name, tempPrefix) {
+			path := filepath.Join(s.dir, name)
 			if fi, err := os.Lstat(path); err == nil && now.Sub(fi.ModTime()) > staleTempAge {
 				errs = append(errs, removeIfExists(path))
 			}
-			continue
+			return
 		}
 		// Create writes a sidecar after its log, so a sidecar whose log
 		// is gone belongs to a deleted session.
 		if _, id, ok := parseMetaName(name); ok {
 			if _, err := os.Lstat(filepath.Join(s.dir, logName(id))); errors.Is(err, os.ErrNotExist) {
-				errs = append(errs, removeIfExists(path))
+				errs = append(errs, removeIfExists(filepath.Join(s.dir, name)))
 			}
 		}
-	}
-	return errors.Join(errs...)
+	})
+	return errors.Join(append(errs, err)...)
 }
 
 func removeIfExists(path string) error {
