@@ -69,7 +69,10 @@ type sessState struct {
 	cwd     string
 	model   string
 	running string // the running turn's id, as the events tell it
-	title   string // from the first prompt seen (titleOfPrompt)
+	title   string // stored by the runtime, else from the first prompt seen
+	// streamed: the replayed answer being rebuilt came as deltas, so its
+	// assistant.completed must not repeat it (used by the pump only).
+	streamed bool
 }
 
 // waiter is a session/prompt not yet answered.

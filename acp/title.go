@@ -7,8 +7,8 @@ import (
 	"scv/acp/schema"
 )
 
-// MaxTitleRunes bounds a session's title: the first line of its first
-// prompt, cut, until stored sessions carry a title of their own.
+// MaxTitleRunes bounds the title taken from a session's first prompt when
+// the runtime has none stored for it (no scv/session/rename yet).
 const MaxTitleRunes = 80
 
 // titleOfPrompt is the first non-blank line of a prompt, cut to MaxTitleRunes.
@@ -38,6 +38,21 @@ func (d *Door) noteTitle(sid, prompt string) {
 	}
 	st.title = title
 	d.mu.Unlock()
+	d.sendTitle(sid, title)
+}
+
+// renamed takes a title the runtime stored (scv/session/rename in any
+// window) over the one taken from a prompt.
+func (d *Door) renamed(sid, title string) {
+	d.mu.Lock()
+	if st := d.sessions[sid]; st != nil {
+		st.title = title
+	}
+	d.mu.Unlock()
+	d.sendTitle(sid, title)
+}
+
+func (d *Door) sendTitle(sid, title string) {
 	d.notify(schema.MethodSessionUpdate, schema.Notification{SessionID: sid,
 		Update: schema.SessionInfoUpdate{SessionUpdate: schema.UpdateSessionInfo, Title: title}})
 }
