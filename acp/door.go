@@ -58,7 +58,8 @@ type Door struct {
 	// The event pump: events wait in queue while holds > 0, so a handler
 	// can learn a turn's id before the turn's events are interpreted.
 	queue       []item
-	queuedBytes int // encoded size of queue's updates, plus eventOverhead each
+	spare       []item // the last batch's emptied array, reused by queue
+	queuedBytes int    // encoded size of queue's updates, plus eventOverhead each
 	holds       int
 	wake        *sync.Cond
 	done        bool

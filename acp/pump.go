@@ -63,6 +63,9 @@ func (d *Door) insertReplay(snap session.Snapshot, events []session.Event, then 
 	d.wake.Signal()
 }
 
+// maxSpareItems bounds the queue array the pump keeps between batches.
+const maxSpareItems = 1 << 14
+
 // pump interprets events in order until the door closes.
 func (d *Door) pump() {
 	for {
@@ -75,7 +78,7 @@ func (d *Door) pump() {
 			return
 		}
 		batch := d.queue
-		d.queue = nil
+		d.queue, d.spare = d.spare, nil
 		d.queuedBytes = 0
 		d.mu.Unlock()
 		d.out.gather()
@@ -84,6 +87,14 @@ func (d *Door) pump() {
 		}
 		d.reportLag()
 		d.out.flush()
+		// The drained batch's array takes the next batch, so a stream of
+		// deltas does not regrow the queue from nothing each time.
+		clear(batch)
+		if cap(batch) <= maxSpareItems {
+			d.mu.Lock()
+			d.spare = batch[:0]
+			d.mu.Unlock()
+		}
 	}
 }
 
