@@ -1,35 +1,14 @@
 package acp
 
 import (
-	"strings"
-	"unicode/utf8"
-
 	"scv/acp/schema"
+	"scv/runtime/store"
 )
-
-// MaxTitleRunes bounds the title taken from a session's first prompt when
-// the runtime has none stored for it (no scv/session/rename yet).
-const MaxTitleRunes = 80
-
-// titleOfPrompt is the first non-blank line of a prompt, cut to MaxTitleRunes.
-func titleOfPrompt(prompt string) string {
-	line := ""
-	for l := range strings.SplitSeq(prompt, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			line = l
-			break
-		}
-	}
-	if utf8.RuneCountInString(line) <= MaxTitleRunes {
-		return line
-	}
-	return string([]rune(line)[:MaxTitleRunes-1]) + "…"
-}
 
 // noteTitle gives a session its title from the first prompt this
 // connection sees of it, and tells the client.
 func (d *Door) noteTitle(sid, prompt string) {
-	title := titleOfPrompt(prompt)
+	title := store.Title(prompt) // the title the runtime stores for it
 	d.mu.Lock()
 	st := d.sessions[sid]
 	if st == nil || st.title != "" || title == "" {
