@@ -94,6 +94,12 @@ type item struct {
 	ev     session.Event
 	replay bool   // from session/load: shown, never acted on
 	fn     func() // an action ordered among the events
+	// update is ev's shared session/update (nil: none), when deliver
+	// already built it: the pump writes it without a second lookup, and
+	// a daemon's decoded events, which carry no encoding memo, are not
+	// encoded twice.
+	update  []byte
+	encoded bool
 }
 
 // New returns a door on its backend.

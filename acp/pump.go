@@ -14,16 +14,17 @@ func (d *Door) deliver(ev session.Event) {
 	if d.done {
 		return
 	}
-	size := eventOverhead
+	it := item{ev: ev}
 	if st := d.sessions[ev.SessionID]; st != nil {
-		size += len(sharedUpdate(ev, st.cwd)) // memoized: the pump reuses it
+		it.update, it.encoded = sharedUpdate(ev, st.cwd), true
 	}
+	size := eventOverhead + len(it.update)
 	if d.queuedBytes+size > d.opts.MaxQueuedBytes && droppable(ev.Payload) {
 		d.lag[ev.SessionID]++
 		return
 	}
 	d.queuedBytes += size
-	d.queue = append(d.queue, item{ev: ev})
+	d.queue = append(d.queue, it)
 	d.wake.Signal()
 }
 
@@ -110,7 +111,11 @@ func (d *Door) process(it item) {
 	if st == nil {
 		return // a session this connection left
 	}
-	if frame := sharedUpdate(ev, st.cwd); frame != nil {
+	frame := it.update
+	if !it.encoded {
+		frame = sharedUpdate(ev, st.cwd)
+	}
+	if frame != nil {
 		_ = d.out.write(frame)
 	}
 	switch p := ev.Payload.(type) {
