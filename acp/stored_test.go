@@ -78,3 +78,29 @@ func TestDaemonSessionFromEditorListedAndLoadedWithTitle(t *testing.T) {
 	a.update(0, "session_info_update", `"title":"Editor work"`)
 	a.result(2, nil)
 }
+
+// A session whose process died mid-turn comes back paused with its turn
+// interrupted; ACP has no update for that, so session/load shows it as
+// an agent message the user reads.
+func TestLoadingAnInterruptedSessionTellsTheUser(t *testing.T) {
+	t.Parallel()
+	env := lsptest.NewEnv(t, lsptest.Binary{})
+	hold := make(chan struct{})
+	t.Cleanup(func() { close(hold) })
+	env.OpenAI.Enqueue(fakeopenai.Reply{Chunks: []string{"partial"}, Hold: hold})
+	a := startAgent(t, env, "--daemon=never")
+	a.initialize()
+	sid := a.newSession(1, env.Work)
+	a.request(2, "session/prompt", prompt(sid, "long question"))
+	a.update(0, "agent_message_chunk", `"text":"partial"`)
+	if err := a.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+
+	b := startAgent(t, env, "--daemon=never")
+	b.initialize()
+	b.request(1, "session/load", map[string]any{"sessionId": sid, "cwd": env.Work, "mcpServers": []any{}})
+	_, i := b.update(0, "user_message_chunk", `"text":"long question"`)
+	b.update(i+1, "agent_message_chunk", `[scv] This session was restored`, `interrupted`, `paused`)
+	b.result(1, nil)
+}
