@@ -225,6 +225,8 @@ func handleDelete(d *Door, _, params json.RawMessage) (any, bool, error) {
 	if err := d.be.Delete(d.ctx, p.SessionID); err != nil {
 		return nil, false, err
 	}
+	// Prompts still queued in it will never run (a paused queue).
+	d.dropSessionQueued(p.SessionID)
 	d.mu.Lock()
 	delete(d.sessions, p.SessionID)
 	d.mu.Unlock()
