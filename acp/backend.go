@@ -12,10 +12,14 @@ import (
 type Backend interface {
 	// Start creates a session; its events go to the door's sink.
 	Start(ctx context.Context, p session.StartParams) (session.Snapshot, error)
-	// Attach subscribes to a session; with replay it returns the events
-	// the session still holds, oldest first.
+	// Attach subscribes to a session, loading it from the store when it
+	// is stored only; with replay it returns the whole transcript (the
+	// stored events, then the newer ones held in memory), oldest first.
 	Attach(ctx context.Context, sessionID string, replay bool) (session.Snapshot, []session.Event, error)
-	List(ctx context.Context) ([]session.Summary, error)
+	// List pages the open and stored sessions, newest first.
+	List(ctx context.Context, opts session.ListOptions) (session.ListPage, error)
+	// Delete removes a session from memory and from the store.
+	Delete(ctx context.Context, sessionID string) error
 	StartTurn(ctx context.Context, sessionID, prompt string, items []session.ContextItem, submitter string) (session.TurnStart, error)
 	CancelTurn(ctx context.Context, sessionID, turnID string) error
 	// RemoveQueued drops a queued prompt at whatever revision it has now.
@@ -59,19 +63,24 @@ func (l *Local) Start(_ context.Context, p session.StartParams) (session.Snapsho
 }
 
 func (l *Local) Attach(_ context.Context, id string, replay bool) (session.Snapshot, []session.Event, error) {
-	s, err := l.m.Get(id)
+	s, err := l.m.Load(id)
 	if err != nil {
 		return session.Snapshot{}, nil, err
 	}
-	var after *uint64
+	var a session.Attachment
 	if replay {
-		after = new(uint64)
+		a, err = s.AttachFull(l.sub)
+	} else {
+		a, err = s.Attach(l.sub, nil)
 	}
-	a, err := s.Attach(l.sub, after)
 	return a.Snapshot, a.Replay, err
 }
 
-func (l *Local) List(context.Context) ([]session.Summary, error) { return l.m.List(), nil }
+func (l *Local) List(_ context.Context, opts session.ListOptions) (session.ListPage, error) {
+	return l.m.ListSessions(opts)
+}
+
+func (l *Local) Delete(_ context.Context, id string) error { return l.m.Delete(id) }
 
 func (l *Local) StartTurn(_ context.Context, id, prompt string, items []session.ContextItem, submitter string) (session.TurnStart, error) {
 	s, err := l.m.Get(id)

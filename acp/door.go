@@ -58,7 +58,8 @@ type Door struct {
 	// The event pump: events wait in queue while holds > 0, so a handler
 	// can learn a turn's id before the turn's events are interpreted.
 	queue       []item
-	queuedBytes int // encoded size of queue's updates, plus eventOverhead each
+	spare       []item // the last batch's emptied array, reused by queue
+	queuedBytes int    // encoded size of queue's updates, plus eventOverhead each
 	holds       int
 	wake        *sync.Cond
 	done        bool
@@ -69,7 +70,10 @@ type sessState struct {
 	cwd     string
 	model   string
 	running string // the running turn's id, as the events tell it
-	title   string // from the first prompt seen (titleOfPrompt)
+	title   string // stored by the runtime, else from the first prompt seen
+	// streamed: the replayed answer being rebuilt came as deltas, so its
+	// assistant.completed must not repeat it (used by the pump only).
+	streamed bool
 }
 
 // waiter is a session/prompt not yet answered.
@@ -90,6 +94,12 @@ type item struct {
 	ev     session.Event
 	replay bool   // from session/load: shown, never acted on
 	fn     func() // an action ordered among the events
+	// update is ev's shared session/update (nil: none), when deliver
+	// already built it: the pump writes it without a second lookup, and
+	// a daemon's decoded events, which carry no encoding memo, are not
+	// encoded twice.
+	update  []byte
+	encoded bool
 }
 
 // New returns a door on its backend.

@@ -1,7 +1,7 @@
 package acp
 
 import (
-	"encoding/json"
+	"scv/internal/jsonstr"
 
 	"scv/acp/schema"
 	"scv/runtime/session"
@@ -38,21 +38,17 @@ func encodeUpdate(ev session.Event, cwd string) []byte {
 
 // appendChunk writes an agent_message_chunk without reflection: deltas
 // are the streaming hot path.
+// It sizes the line once (escapes aside), so a delta costs one allocation.
 func appendChunk(dst []byte, sid, text string) []byte {
 	const head = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":`
 	const mid = `,"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":`
-	dst = append(dst, head...)
-	dst = appendString(dst, sid)
-	dst = append(dst, mid...)
-	dst = appendString(dst, text)
-	return append(dst, "}}}}\n"...)
-}
-
-// appendString appends s as a JSON string.
-func appendString(dst []byte, s string) []byte {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return append(dst, `""`...)
+	const tail = "}}}}\n"
+	if dst == nil {
+		dst = make([]byte, 0, len(head)+len(mid)+len(tail)+len(sid)+len(text)+16)
 	}
-	return append(dst, b...)
+	dst = append(dst, head...)
+	dst = jsonstr.Append(dst, sid)
+	dst = append(dst, mid...)
+	dst = jsonstr.Append(dst, text)
+	return append(dst, tail...)
 }

@@ -22,6 +22,7 @@ var methods = map[string]handler{
 	schema.MethodSessionResume:    handleResume,
 	schema.MethodSessionList:      handleList,
 	schema.MethodSessionClose:     handleClose,
+	schema.MethodSessionDelete:    handleDelete,
 	schema.MethodSessionPrompt:    handlePrompt,
 	schema.MethodSessionSetMode:   handleSetMode,
 	schema.MethodSessionSetConfig: handleSetConfig,
@@ -98,7 +99,7 @@ func handleInitialize(d *Door, _, params json.RawMessage) (any, bool, error) {
 		AgentCapabilities: schema.AgentCapabilities{
 			LoadSession:         true,
 			PromptCapabilities:  schema.PromptCapabilities{EmbeddedContext: true},
-			SessionCapabilities: schema.SessionCapabilities{List: &schema.Empty{}, Resume: &schema.Empty{}, Close: &schema.Empty{}},
+			SessionCapabilities: schema.SessionCapabilities{List: &schema.Empty{}, Resume: &schema.Empty{}, Close: &schema.Empty{}, Delete: &schema.Empty{}},
 		},
 		AgentInfo:   schema.Implementation{Name: "scv", Title: "scv", Version: d.opts.Version},
 		AuthMethods: []any{},
@@ -130,7 +131,7 @@ func handleNew(d *Door, _, params json.RawMessage) (any, bool, error) {
 func (d *Door) track(snap session.Snapshot) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.sessions[snap.SessionID] = &sessState{cwd: snap.Cwd, model: snap.Model, running: snap.TurnID}
+	d.sessions[snap.SessionID] = &sessState{cwd: snap.Cwd, model: snap.Model, running: snap.TurnID, title: snap.Title}
 }
 
 // known returns this connection's state of a session it opened.
@@ -178,6 +179,9 @@ func (d *Door) open(id, params json.RawMessage, replay bool) (any, bool, error) 
 	setup := d.setup(snap.SessionID)
 	pending := snap.PendingApprovals
 	d.insertReplay(snap, events, func() {
+		if snap.Title != "" {
+			d.sendTitle(snap.SessionID, snap.Title)
+		}
 		d.reply(id, setup)
 		// Approvals asked before this client came are asked again here.
 		for _, a := range pending {
@@ -194,11 +198,39 @@ func handleList(d *Door, _, params json.RawMessage) (any, bool, error) {
 			return nil, false, err
 		}
 	}
-	all, err := d.be.List(d.ctx)
+	opts := session.ListOptions{Limit: ListPageSize}
+	if p.Cwd != nil {
+		opts.Cwd = *p.Cwd
+	}
+	if p.Cursor != nil {
+		opts.Cursor = *p.Cursor
+	}
+	page, err := d.be.List(d.ctx, opts)
 	if err != nil {
 		return nil, false, err
 	}
-	return listPage(all, p, d.titleOf)
+	return listRows(page, d.titleOf), false, nil
+}
+
+// handleDelete removes a session, open or stored, from the runtime and the
+// store; it is refused while a turn runs.
+func handleDelete(d *Door, _, params json.RawMessage) (any, bool, error) {
+	var p schema.SessionRef
+	if err := unmarshalParams(params, &p); err != nil {
+		return nil, false, err
+	}
+	if p.SessionID == "" {
+		return nil, false, invalidParams("params.sessionId is required")
+	}
+	if err := d.be.Delete(d.ctx, p.SessionID); err != nil {
+		return nil, false, err
+	}
+	// Prompts still queued in it will never run (a paused queue).
+	d.dropSessionQueued(p.SessionID)
+	d.mu.Lock()
+	delete(d.sessions, p.SessionID)
+	d.mu.Unlock()
+	return schema.Empty{}, false, nil
 }
 
 func handleClose(d *Door, _, params json.RawMessage) (any, bool, error) {

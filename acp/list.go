@@ -1,9 +1,6 @@
 package acp
 
 import (
-	"sort"
-	"strconv"
-
 	"scv/acp/schema"
 	"scv/runtime/session"
 )
@@ -11,30 +8,26 @@ import (
 // ListPageSize is how many sessions one session/list page holds.
 const ListPageSize = 50
 
-// listPage filters the sessions by cwd, newest first, and cuts the page
-// the cursor (an offset scv issued) points at.
-func listPage(all []session.Summary, p schema.SessionListParams, titleOf func(string) string) (schema.SessionListResult, bool, error) {
-	var rows []schema.SessionInfo
-	for _, s := range all {
-		if p.Cwd != nil && *p.Cwd != s.Cwd {
-			continue
+// listRows turns a page of the runtime's sessions (open and stored, newest
+// first) into session/list rows; the cursor is the runtime's own, passed
+// through. A session with no stored title shows the one this connection
+// took from its first prompt.
+func listRows(page session.ListPage, titleOf func(string) string) schema.SessionListResult {
+	res := schema.SessionListResult{Sessions: make([]schema.SessionInfo, 0, len(page.Sessions))}
+	for _, s := range page.Sessions {
+		title := s.Title
+		if title == "" {
+			title = titleOf(s.SessionID)
 		}
-		rows = append(rows, schema.SessionInfo{SessionID: s.SessionID, Cwd: s.Cwd, Title: titleOf(s.SessionID), UpdatedAt: s.CreatedAt})
-	}
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].UpdatedAt > rows[j].UpdatedAt })
-	start := 0
-	if p.Cursor != nil {
-		n, err := strconv.Atoi(*p.Cursor)
-		if err != nil || n < 0 || n > len(rows) {
-			return schema.SessionListResult{}, false, invalidParams("params.cursor %q was not issued by this agent", *p.Cursor)
+		updated := s.UpdatedAt
+		if updated == "" {
+			updated = s.CreatedAt
 		}
-		start = n
+		res.Sessions = append(res.Sessions, schema.SessionInfo{SessionID: s.SessionID, Cwd: s.Cwd, Title: title, UpdatedAt: updated})
 	}
-	end := min(start+ListPageSize, len(rows))
-	res := schema.SessionListResult{Sessions: append([]schema.SessionInfo{}, rows[start:end]...)}
-	if end < len(rows) {
-		next := strconv.Itoa(end)
+	if page.NextCursor != "" {
+		next := page.NextCursor
 		res.NextCursor = &next
 	}
-	return res, false, nil
+	return res
 }

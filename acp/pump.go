@@ -1,6 +1,8 @@
 package acp
 
 import (
+	"fmt"
+
 	"scv/acp/schema"
 	"scv/runtime/session"
 )
@@ -12,16 +14,17 @@ func (d *Door) deliver(ev session.Event) {
 	if d.done {
 		return
 	}
-	size := eventOverhead
+	it := item{ev: ev}
 	if st := d.sessions[ev.SessionID]; st != nil {
-		size += len(sharedUpdate(ev, st.cwd)) // memoized: the pump reuses it
+		it.update, it.encoded = sharedUpdate(ev, st.cwd), true
 	}
+	size := eventOverhead + len(it.update)
 	if d.queuedBytes+size > d.opts.MaxQueuedBytes && droppable(ev.Payload) {
 		d.lag[ev.SessionID]++
 		return
 	}
 	d.queuedBytes += size
-	d.queue = append(d.queue, item{ev: ev})
+	d.queue = append(d.queue, it)
 	d.wake.Signal()
 }
 
@@ -61,6 +64,9 @@ func (d *Door) insertReplay(snap session.Snapshot, events []session.Event, then 
 	d.wake.Signal()
 }
 
+// maxSpareItems bounds the queue array the pump keeps between batches.
+const maxSpareItems = 1 << 14
+
 // pump interprets events in order until the door closes.
 func (d *Door) pump() {
 	for {
@@ -73,7 +79,7 @@ func (d *Door) pump() {
 			return
 		}
 		batch := d.queue
-		d.queue = nil
+		d.queue, d.spare = d.spare, nil
 		d.queuedBytes = 0
 		d.mu.Unlock()
 		d.out.gather()
@@ -82,6 +88,14 @@ func (d *Door) pump() {
 		}
 		d.reportLag()
 		d.out.flush()
+		// The drained batch's array takes the next batch, so a stream of
+		// deltas does not regrow the queue from nothing each time.
+		clear(batch)
+		if cap(batch) <= maxSpareItems {
+			d.mu.Lock()
+			d.spare = batch[:0]
+			d.mu.Unlock()
+		}
 	}
 }
 
@@ -97,14 +111,23 @@ func (d *Door) process(it item) {
 	if st == nil {
 		return // a session this connection left
 	}
-	if frame := sharedUpdate(ev, st.cwd); frame != nil {
+	frame := it.update
+	if !it.encoded {
+		frame = sharedUpdate(ev, st.cwd)
+	}
+	if frame != nil {
 		_ = d.out.write(frame)
 	}
+	switch p := ev.Payload.(type) {
+	case session.SessionRenamed:
+		d.renamed(ev.SessionID, p.Title)
+		return
+	case session.SessionRestored:
+		d.restored(ev.SessionID, p)
+		return
+	}
 	if it.replay {
-		if t, ok := ev.Payload.(session.TurnStarted); ok {
-			d.userMessage(ev.SessionID, t.Prompt)
-			d.noteTitle(ev.SessionID, t.Prompt)
-		}
+		d.replayed(st, ev)
 		return
 	}
 	switch p := ev.Payload.(type) {
@@ -142,6 +165,45 @@ func (d *Door) process(it item) {
 	case session.SessionCleared, session.SessionClosed:
 		d.dropSessionQueued(ev.SessionID)
 	}
+}
+
+// replayed sends what a loaded transcript's event shows beyond its shared
+// update: the prompts, and the answers that were stored whole (a stored
+// transcript has no deltas; a turn still in memory may have them).
+func (d *Door) replayed(st *sessState, ev session.Event) {
+	switch p := ev.Payload.(type) {
+	case session.TurnStarted:
+		d.userMessage(ev.SessionID, p.Prompt)
+		d.noteTitle(ev.SessionID, p.Prompt)
+		st.streamed = false
+	case session.AssistantDelta:
+		st.streamed = true
+	case session.AssistantCompleted:
+		if !st.streamed && p.Content != "" {
+			_ = d.out.write(appendChunk(nil, ev.SessionID, p.Content))
+		}
+		st.streamed = false
+	}
+}
+
+// restored tells the user, as an agent message (ACP has no update for
+// it), what a reload found interrupted: the session is paused until a
+// window resumes its queue.
+func (d *Door) restored(sid string, r session.SessionRestored) {
+	msg := "\n\n[scv] This session was restored after the scv process serving it stopped."
+	if r.InterruptedTurnID != "" {
+		msg += " The turn that was running was interrupted; its answer is lost."
+	}
+	if n := len(r.CancelledApprovals); n > 0 {
+		msg += fmt.Sprintf(" %d pending approval(s) were cancelled.", n)
+	}
+	if r.Queued > 0 {
+		msg += fmt.Sprintf(" %d queued prompt(s) are kept.", r.Queued)
+	}
+	if r.Paused {
+		msg += " The queue is paused until it is resumed."
+	}
+	_ = d.out.write(appendChunk(nil, sid, msg+"\n"))
 }
 
 func (d *Door) userMessage(sid, prompt string) {

@@ -36,6 +36,7 @@ type Remote struct {
 type collector struct {
 	events []session.Event
 	got    chan struct{} // signalled on each event
+	done   bool          // the barrier after the replay was answered
 }
 
 // DialRemote performs the scv handshake on a daemon connection, handing
@@ -125,12 +126,29 @@ func (r *Remote) Attach(ctx context.Context, id string, replay bool) (session.Sn
 	r.mu.Lock()
 	r.collecting[id] = c
 	r.mu.Unlock()
-	zero := uint64(0)
-	err := r.call(ctx, lspschema.MethodSessionAttach, lspschema.SessionAttachParams{SessionID: id, AfterSeq: &zero}, &snap)
+	err := r.call(ctx, lspschema.MethodSessionAttach, lspschema.SessionAttachParams{SessionID: id, Replay: lspschema.ReplayFull}, &snap)
+	// A full replay's seqs have holes (deltas are not stored), so the last
+	// replayed event may be below the snapshot's seq: a barrier request
+	// sent after the attach reply is answered after the replay the daemon
+	// queued behind that reply.
+	barrier, waited := make(chan struct{}), make(chan struct{})
+	bctx, stop := context.WithCancel(ctx)
+	go func() {
+		defer close(waited)
+		defer close(barrier)
+		if err == nil {
+			var q session.QueueState
+			_ = r.c.Call(bctx, lspschema.MethodQueueList, lspschema.SessionRef{SessionID: id}, &q)
+		}
+	}()
+	defer func() { stop(); <-waited }()
 	deadline := time.After(ReplayWait)
 	for err == nil && !c.reached(&r.mu, snap.Seq) {
 		select {
 		case <-c.got:
+		case <-barrier:
+			c.reachedAt(&r.mu)
+			barrier = nil
 		case <-deadline:
 			err = errors.New("the daemon did not finish replaying the session")
 		case <-r.c.Done():
@@ -153,11 +171,18 @@ func (r *Remote) Attach(ctx context.Context, id string, replay bool) (session.Sn
 	return snap, held, err
 }
 
+// reachedAt marks the replay complete: the barrier's answer came.
+func (c *collector) reachedAt(mu *sync.Mutex) {
+	mu.Lock()
+	c.done = true
+	mu.Unlock()
+}
+
 // reached reports whether the replay up to seq has arrived.
 func (c *collector) reached(mu *sync.Mutex, seq uint64) bool {
 	mu.Lock()
 	defer mu.Unlock()
-	if seq == 0 {
+	if seq == 0 || c.done {
 		return true
 	}
 	for _, ev := range c.events {
@@ -168,10 +193,14 @@ func (c *collector) reached(mu *sync.Mutex, seq uint64) bool {
 	return false
 }
 
-func (r *Remote) List(ctx context.Context) ([]session.Summary, error) {
+func (r *Remote) List(ctx context.Context, opts session.ListOptions) (session.ListPage, error) {
 	var res lspschema.SessionListResult
-	err := r.call(ctx, lspschema.MethodSessionList, struct{}{}, &res)
-	return res.Sessions, err
+	err := r.call(ctx, lspschema.MethodSessionList, lspschema.SessionListParams{Cwd: opts.Cwd, Cursor: opts.Cursor, Limit: opts.Limit}, &res)
+	return session.ListPage{Sessions: res.Sessions, NextCursor: res.NextCursor}, err
+}
+
+func (r *Remote) Delete(ctx context.Context, id string) error {
+	return r.call(ctx, lspschema.MethodSessionDelete, lspschema.SessionRef{SessionID: id}, nil)
 }
 
 func (r *Remote) StartTurn(ctx context.Context, id, prompt string, items []session.ContextItem, _ string) (session.TurnStart, error) {
@@ -237,6 +266,12 @@ func decodePayload(method string, raw json.RawMessage) (session.Payload, bool) {
 		return decodeAs[session.TurnStarted](raw)
 	case lspschema.EvAssistantDelta:
 		return decodeAs[session.AssistantDelta](raw)
+	case lspschema.EvAssistantCompleted:
+		return decodeAs[session.AssistantCompleted](raw)
+	case lspschema.EvSessionRenamed:
+		return decodeAs[session.SessionRenamed](raw)
+	case lspschema.EvSessionRestored:
+		return decodeAs[session.SessionRestored](raw)
 	case lspschema.EvToolProposed:
 		return decodeAs[session.ToolProposed](raw)
 	case lspschema.EvToolStarted:

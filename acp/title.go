@@ -1,35 +1,14 @@
 package acp
 
 import (
-	"strings"
-	"unicode/utf8"
-
 	"scv/acp/schema"
+	"scv/runtime/store"
 )
-
-// MaxTitleRunes bounds a session's title: the first line of its first
-// prompt, cut, until stored sessions carry a title of their own.
-const MaxTitleRunes = 80
-
-// titleOfPrompt is the first non-blank line of a prompt, cut to MaxTitleRunes.
-func titleOfPrompt(prompt string) string {
-	line := ""
-	for l := range strings.SplitSeq(prompt, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			line = l
-			break
-		}
-	}
-	if utf8.RuneCountInString(line) <= MaxTitleRunes {
-		return line
-	}
-	return string([]rune(line)[:MaxTitleRunes-1]) + "…"
-}
 
 // noteTitle gives a session its title from the first prompt this
 // connection sees of it, and tells the client.
 func (d *Door) noteTitle(sid, prompt string) {
-	title := titleOfPrompt(prompt)
+	title := store.Title(prompt) // the title the runtime stores for it
 	d.mu.Lock()
 	st := d.sessions[sid]
 	if st == nil || st.title != "" || title == "" {
@@ -38,6 +17,21 @@ func (d *Door) noteTitle(sid, prompt string) {
 	}
 	st.title = title
 	d.mu.Unlock()
+	d.sendTitle(sid, title)
+}
+
+// renamed takes a title the runtime stored (scv/session/rename in any
+// window) over the one taken from a prompt.
+func (d *Door) renamed(sid, title string) {
+	d.mu.Lock()
+	if st := d.sessions[sid]; st != nil {
+		st.title = title
+	}
+	d.mu.Unlock()
+	d.sendTitle(sid, title)
+}
+
+func (d *Door) sendTitle(sid, title string) {
 	d.notify(schema.MethodSessionUpdate, schema.Notification{SessionID: sid,
 		Update: schema.SessionInfoUpdate{SessionUpdate: schema.UpdateSessionInfo, Title: title}})
 }

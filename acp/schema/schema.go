@@ -18,6 +18,7 @@ const (
 	MethodSessionResume    = "session/resume"
 	MethodSessionList      = "session/list"
 	MethodSessionClose     = "session/close"
+	MethodSessionDelete    = "session/delete"
 	MethodSessionPrompt    = "session/prompt"
 	MethodSessionCancel    = "session/cancel" // a notification
 	MethodSessionSetMode   = "session/set_mode"
@@ -145,6 +146,7 @@ type SessionCapabilities struct {
 	List   *Empty `json:"list,omitempty"`
 	Resume *Empty `json:"resume,omitempty"`
 	Close  *Empty `json:"close,omitempty"`
+	Delete *Empty `json:"delete,omitempty"`
 }
 
 // SessionNewParams is session/new.

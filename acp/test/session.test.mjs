@@ -70,18 +70,45 @@ test("list, load (replays the transcript before answering), resume, close", () =
     );
 
     await a.request(S.close, { sessionId });
-    assert.deepEqual((await a.request(S.list, {})).sessions, []);
+    // Closing unloads; the session stays stored, listed and loadable.
+    assert.deepEqual((await a.request(S.list, {})).sessions.map((s) => s.sessionId), [sessionId]);
     await assert.rejects(a.prompt(sessionId, "after close"), (e) => e.code === -32002);
   }));
 
-test("session_info_update carries the title: the first prompt's first line, cut to 80 characters; session/list shows it", () =>
+test("a stored session outlives its process: a new scv acp lists it and loads its whole transcript; delete removes it", () =>
+  withWorld({ replies: [{ text: "stored answer" }] }, async (w, start) => {
+    // Not through start: this one is killed, so it does not exit 0.
+    const a = await Agent.start(w);
+    const { sessionId } = await a.newSession();
+    await a.prompt(sessionId, "stored question");
+    assert.deepEqual(a.invalid, [], a.invalid.join("\n"));
+    a.child.kill("SIGKILL");
+    await a.exited;
+
+    const b = await start();
+    const list = await b.request(S.list, { cwd: w.workspace });
+    const row = list.sessions.find((s) => s.sessionId === sessionId);
+    assert.ok(row && row.cwd === w.workspace && row.updatedAt, `session/list lacks the stored session: ${JSON.stringify(list)}`);
+
+    await b.request(S.load, { sessionId, cwd: w.workspace, mcpServers: [] });
+    const replay = b.updates.map((u) => u.update);
+    const user = replay.findIndex((u) => u.sessionUpdate === "user_message_chunk" && u.content.text === "stored question");
+    const answer = replay.findIndex((u) => u.sessionUpdate === "agent_message_chunk" && u.content.text === "stored answer");
+    assert.ok(user >= 0 && answer > user, `load replayed the stored transcript: ${JSON.stringify(replay)}`);
+
+    await b.request(S.delete, { sessionId });
+    assert.deepEqual((await b.request(S.list, {})).sessions, []);
+    await assert.rejects(b.request(S.load, { sessionId, cwd: w.workspace, mcpServers: [] }), (e) => e.code === -32002);
+  }));
+
+test("session_info_update carries the title: the first prompt's first line, cut to 80 characters (as the runtime stores it); session/list shows it", () =>
   withWorld({ replies: [{ text: "a" }, { text: "b" }] }, async (_w, start) => {
     const a = await start();
     const { sessionId } = await a.newSession();
     const long = "x".repeat(100);
     await a.prompt(sessionId, `\n${long}\nsecond line`);
     const { u } = await a.update("session_info_update");
-    assert.equal(u.title, "x".repeat(79) + "…");
+    assert.equal(u.title, "x".repeat(80));
     await a.prompt(sessionId, "another prompt");
     assert.equal(a.updates.filter((x) => x.update.sessionUpdate === "session_info_update").length, 1, "the title is set once");
     assert.equal((await a.request(S.list, {})).sessions[0].title, u.title);

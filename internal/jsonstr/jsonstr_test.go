@@ -1,4 +1,4 @@
-package lsp
+package jsonstr
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ func TestAppendJSONStringRoundTrips(t *testing.T) {
 		"héllo wörld ✓ 😀", "\u2028\u2029", "bad \xff\xfe utf8", "<script>&</script>",
 	}
 	for _, in := range cases {
-		out := appendJSONString(nil, in)
+		out := Append(nil, in)
 		if !json.Valid(out) {
 			t.Fatalf("%q encoded to invalid JSON %s", in, out)
 		}
