@@ -51,7 +51,8 @@ type Session struct {
 	idleSince       time.Time
 	title           string
 	turnCount       int
-	disk            disk // where the session is stored; zero: memory only
+	disk            disk             // where the session is stored; zero: memory only
+	files           tools.FileAccess // see SetFileAccess; nil: the disk
 }
 
 // ID returns the session's id.
