@@ -78,7 +78,9 @@ type unsupportedFiles struct{}
 func (unsupportedFiles) ReadText(context.Context, string, int, int) (string, error) {
 	return "", errors.ErrUnsupported
 }
-func (unsupportedFiles) WriteText(context.Context, string, string) error { return errors.ErrUnsupported }
+func (unsupportedFiles) WriteText(context.Context, string, string) error {
+	return errors.ErrUnsupported
+}
 
 func TestFileAccessUnsupportedFallsBackToDisk(t *testing.T) {
 	ws := newTestWorkspace(t)
