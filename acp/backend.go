@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 
+	"scv/runtime/prompt"
 	"scv/runtime/session"
 	"scv/runtime/tools"
 )
@@ -31,6 +32,9 @@ type Backend interface {
 	// ok is false when the backend cannot tell.
 	Policy(ctx context.Context, sessionID string) (policy string, ok bool)
 	SetPolicy(ctx context.Context, sessionID, policy string) error
+	// Skills lists the skills a session offers (nil when the backend
+	// cannot tell).
+	Skills(ctx context.Context, sessionID string) []prompt.Skill
 	// Shutdown ends the backend's use by this door.
 	Shutdown()
 }
@@ -160,6 +164,14 @@ func (l *Local) SetPolicy(_ context.Context, id, policy string) error {
 		return err
 	}
 	return s.SetApprovalPolicy(policy)
+}
+
+func (l *Local) Skills(_ context.Context, id string) []prompt.Skill {
+	s, err := l.m.Get(id)
+	if err != nil {
+		return nil
+	}
+	return s.Skills()
 }
 
 func (l *Local) Shutdown() {

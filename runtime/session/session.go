@@ -8,6 +8,7 @@ import (
 
 	"scv/runtime/config"
 	"scv/runtime/mcp"
+	"scv/runtime/prompt"
 	"scv/runtime/provider"
 	"scv/runtime/tools"
 )
@@ -53,6 +54,7 @@ type Session struct {
 	turnCount       int
 	disk            disk             // where the session is stored; zero: memory only
 	files           tools.FileAccess // see SetFileAccess; nil: the disk
+	skills          []prompt.Skill   // listed in system; set once by build
 }
 
 // ID returns the session's id.
