@@ -100,3 +100,28 @@ func TestFileToolsGoThroughTheClientsFS(t *testing.T) {
 		t.Fatalf("the model got %q for read_file, want the client's buffer", toolText)
 	}
 }
+
+// session/cancel while the client has not answered fs/read_text_file
+// withdraws that request and ends the prompt cancelled.
+func TestCancelWithdrawsAnOpenFSRequest(t *testing.T) {
+	t.Parallel()
+	env := lsptest.NewEnv(t, lsptest.Binary{})
+	env.WriteFile("a.txt", "on disk\n")
+	env.OpenAI.Enqueue(toolCall("r1", "read_file", map[string]string{"path": "a.txt"}))
+	a := startAgent(t, env, "--daemon=never")
+	a.request(0, "initialize", map[string]any{"protocolVersion": 1,
+		"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": true}}})
+	a.result(0, nil)
+	sid := a.newSession(1, env.Work)
+	a.request(2, "session/prompt", prompt(sid, "go"))
+	read, i := a.waitFor("fs/read_text_file", 0, func(m msg) bool { return m.Method == "fs/read_text_file" })
+	a.send(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"` + sid + `"}}`)
+	a.waitFor("$/cancel_request for the fs request", i, func(m msg) bool {
+		return m.Method == "$/cancel_request" && strings.Contains(string(m.Params), `"requestId":`+string(read.ID))
+	})
+	var r struct{ StopReason string }
+	a.result(2, &r)
+	if r.StopReason != "cancelled" {
+		t.Fatalf("stopReason = %q", r.StopReason)
+	}
+}
