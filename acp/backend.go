@@ -3,7 +3,9 @@ package acp
 import (
 	"context"
 
+	"scv/runtime/prompt"
 	"scv/runtime/session"
+	"scv/runtime/tools"
 )
 
 // Backend is where the sessions live: this process's Manager, or a daemon
@@ -30,6 +32,9 @@ type Backend interface {
 	// ok is false when the backend cannot tell.
 	Policy(ctx context.Context, sessionID string) (policy string, ok bool)
 	SetPolicy(ctx context.Context, sessionID, policy string) error
+	// Skills lists the skills a session offers (nil when the backend
+	// cannot tell).
+	Skills(ctx context.Context, sessionID string) []prompt.Skill
 	// Shutdown ends the backend's use by this door.
 	Shutdown()
 }
@@ -41,6 +46,10 @@ type Local struct {
 	// owned: the Manager belongs to this door (--daemon=never), so its
 	// turns end with the door.
 	owned bool
+	// files gives a session the client's file access (see acp/files.go);
+	// nil, or a nil answer: the disk.
+	files func(sid string) tools.FileAccess
+	given []*session.Session // sessions given it, cleared at Shutdown
 }
 
 // NewLocal returns a backend on m whose events go to sink. With owned,
@@ -51,6 +60,21 @@ func NewLocal(m *session.Manager, owned bool) *Local {
 
 func (l *Local) bind(sink func(session.Event)) { l.sub = &subscriber{sink} }
 
+func (l *Local) bindFiles(files func(string) tools.FileAccess) { l.files = files }
+
+// giveFiles routes s's file tools through this door's client, when it
+// offers file access. Only the in-process backend can: the scv protocol
+// has no request from the daemon to a client.
+func (l *Local) giveFiles(s *session.Session) {
+	if l.files == nil || s == nil {
+		return
+	}
+	if fa := l.files(s.ID()); fa != nil {
+		s.SetFileAccess(fa)
+		l.given = append(l.given, s)
+	}
+}
+
 // subscriber adapts the door's sink to session.Subscriber; a pointer, so
 // it can key the session's subscriber set.
 type subscriber struct{ sink func(session.Event) }
@@ -58,7 +82,10 @@ type subscriber struct{ sink func(session.Event) }
 func (s *subscriber) Deliver(ev session.Event) { s.sink(ev) }
 
 func (l *Local) Start(_ context.Context, p session.StartParams) (session.Snapshot, error) {
-	_, snap, err := l.m.Start(p, l.sub)
+	s, snap, err := l.m.Start(p, l.sub)
+	if err == nil {
+		l.giveFiles(s)
+	}
 	return snap, err
 }
 
@@ -67,6 +94,7 @@ func (l *Local) Attach(_ context.Context, id string, replay bool) (session.Snaps
 	if err != nil {
 		return session.Snapshot{}, nil, err
 	}
+	l.giveFiles(s)
 	var a session.Attachment
 	if replay {
 		a, err = s.AttachFull(l.sub)
@@ -138,8 +166,19 @@ func (l *Local) SetPolicy(_ context.Context, id, policy string) error {
 	return s.SetApprovalPolicy(policy)
 }
 
+func (l *Local) Skills(_ context.Context, id string) []prompt.Skill {
+	s, err := l.m.Get(id)
+	if err != nil {
+		return nil
+	}
+	return s.Skills()
+}
+
 func (l *Local) Shutdown() {
 	l.m.DetachAll(l.sub)
+	for _, s := range l.given {
+		s.SetFileAccess(nil)
+	}
 	if l.owned {
 		l.m.Shutdown()
 	}

@@ -19,6 +19,7 @@ import (
 	"scv/acp/schema"
 	"scv/runtime/config"
 	"scv/runtime/session"
+	"scv/runtime/tools"
 )
 
 // DefaultMaxLineBytes bounds one incoming message when Options leaves it 0.
@@ -50,10 +51,11 @@ type Door struct {
 	notices     bool              // the client shows notice updates
 	lag         map[string]uint64 // sessionId → updates dropped (MaxQueuedEvents)
 	sessions    map[string]*sessState
-	byTurn      map[string]*waiter // prompts whose turn runs
-	byQueue     map[string]*waiter // prompts waiting in a queue
-	asks        map[string]*ask    // approvalId → open permission request
-	asked       map[int64]*ask     // our request id → the same
+	byTurn      map[string]*waiter        // prompts whose turn runs
+	byQueue     map[string]*waiter        // prompts waiting in a queue
+	asks        map[string]*ask           // approvalId → open permission request
+	asked       map[int64]*ask            // our request id → the same
+	calls       map[int64]chan callResult // our other requests (fs/*) awaiting answers
 	nextID      int64
 	// The event pump: events wait in queue while holds > 0, so a handler
 	// can learn a turn's id before the turn's events are interpreted.
@@ -126,6 +128,11 @@ func New(opts Options) *Door {
 	d.wake = sync.NewCond(&d.mu)
 	if l, ok := opts.Backend.(interface{ bind(func(session.Event)) }); ok {
 		l.bind(d.deliver)
+	}
+	if l, ok := opts.Backend.(interface {
+		bindFiles(func(sid string) tools.FileAccess)
+	}); ok {
+		l.bindFiles(d.filesFor)
 	}
 	return d
 }

@@ -110,7 +110,7 @@ func handleAuthenticate(*Door, json.RawMessage, json.RawMessage) (any, bool, err
 	return schema.Empty{}, false, nil // no method is offered, so none is needed
 }
 
-func handleNew(d *Door, _, params json.RawMessage) (any, bool, error) {
+func handleNew(d *Door, id, params json.RawMessage) (any, bool, error) {
 	var p schema.SessionNewParams
 	if err := unmarshalParams(params, &p); err != nil {
 		return nil, false, err
@@ -125,7 +125,9 @@ func handleNew(d *Door, _, params json.RawMessage) (any, bool, error) {
 	d.track(snap)
 	setup := d.setup(snap.SessionID)
 	setup.SessionID = snap.SessionID
-	return setup, false, nil
+	d.reply(id, setup)
+	d.sendCommands(snap.SessionID, d.commands(d.ctx, snap.SessionID))
+	return nil, true, nil
 }
 
 func (d *Door) track(snap session.Snapshot) {
@@ -177,12 +179,14 @@ func (d *Door) open(id, params json.RawMessage, replay bool) (any, bool, error) 
 	}
 	d.track(snap)
 	setup := d.setup(snap.SessionID)
+	cmds := d.commands(d.ctx, snap.SessionID)
 	pending := snap.PendingApprovals
 	d.insertReplay(snap, events, func() {
 		if snap.Title != "" {
 			d.sendTitle(snap.SessionID, snap.Title)
 		}
 		d.reply(id, setup)
+		d.sendCommands(snap.SessionID, cmds)
 		// Approvals asked before this client came are asked again here.
 		for _, a := range pending {
 			d.askPermission(a.SessionID, a.Approval)

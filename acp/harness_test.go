@@ -173,9 +173,8 @@ func (a *agent) waitFor(what string, from int, match func(m msg) bool) (msg, int
 			for _, m := range a.msgs {
 				seen = append(seen, m.raw)
 			}
-			a.mu.Unlock()
+			// Fatalf exits through the deferred Unlock.
 			a.t.Fatalf("did not receive %s; got:\n%s", what, strings.Join(seen, "\n"))
-			a.mu.Lock()
 		}
 		a.cond.Wait()
 	}

@@ -56,6 +56,9 @@ func (d *Door) handleResponse(id, result, rpcErr json.RawMessage) {
 	if err != nil {
 		return
 	}
+	if d.answerCall(n, result, rpcErr) {
+		return
+	}
 	d.mu.Lock()
 	q := d.asked[n]
 	if q != nil {

@@ -15,6 +15,7 @@ import (
 	"scv/lsp/client"
 	lspschema "scv/lsp/schema"
 	"scv/runtime/config"
+	"scv/runtime/prompt"
 	"scv/runtime/session"
 )
 
@@ -241,6 +242,9 @@ func (r *Remote) Policy(context.Context, string) (string, bool) { return "", fal
 func (r *Remote) SetPolicy(context.Context, string, string) error {
 	return &session.Error{Code: session.CodeUnsupported, Message: "changing the approval mode of a daemon session is not supported yet; run scv acp --daemon=never or start the session with --approval"}
 }
+
+// Skills: the scv protocol does not carry a session's skills yet.
+func (r *Remote) Skills(context.Context, string) []prompt.Skill { return nil }
 
 func (r *Remote) Shutdown() { _ = r.c.Close() }
 

@@ -161,6 +161,10 @@ export class Agent {
     this.stderr = "";
     this.listeners = new Set();
     this.sent = new Map(); // id of a client request → its method
+    // The editor's buffers (absolute path → text) that fs/read_text_file
+    // answers from, and every fs request scv made.
+    this.buffers = new Map();
+    this.fsRequests = [];
     const { child, exited } = world.spawn(["acp", ...args]);
     this.child = child;
     this.exited = exited;
@@ -198,6 +202,17 @@ export class Agent {
       .onNotification(acp.methods.client.session.update, ({ params }) => {
         this.updates.push(params);
         this.changed();
+      })
+      .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
+        this.fsRequests.push({ method: "read", params });
+        this.changed();
+        return { content: this.buffers.get(params.path) ?? "" };
+      })
+      .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+        this.fsRequests.push({ method: "write", params });
+        this.buffers.set(params.path, params.content);
+        this.changed();
+        return {};
       })
       .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => {
         return new Promise((resolve) => {

@@ -200,6 +200,7 @@ func (m *Manager) build(id string, createdAt time.Time, cwd string, cfg config.C
 		registry:        registry,
 		workspace:       ws,
 		system:          sys.Text,
+		skills:          sys.Skills,
 		log:             m.opts.Log,
 		ctx:             ctx,
 		cancel:          cancel,

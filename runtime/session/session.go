@@ -8,6 +8,7 @@ import (
 
 	"scv/runtime/config"
 	"scv/runtime/mcp"
+	"scv/runtime/prompt"
 	"scv/runtime/provider"
 	"scv/runtime/tools"
 )
@@ -51,7 +52,9 @@ type Session struct {
 	idleSince       time.Time
 	title           string
 	turnCount       int
-	disk            disk // where the session is stored; zero: memory only
+	disk            disk             // where the session is stored; zero: memory only
+	files           tools.FileAccess // see SetFileAccess; nil: the disk
+	skills          []prompt.Skill   // listed in system; set once by build
 }
 
 // ID returns the session's id.

@@ -68,14 +68,20 @@ func (t *readFileTool) Run(ctx context.Context, args json.RawMessage) Result {
 		return t.fail("limit must not be negative, got %d", a.Limit)
 	}
 	first := max(a.Offset, 1)
-	f, err := t.ws.openText(a.Path)
+	// Through a client's FileAccess the text already starts at first.
+	r, fromClient, err := t.readClient(ctx, a.Path, first, a.Limit)
 	if err != nil {
 		return t.fail("%v", err)
 	}
-	defer f.Close()
-
-	r := bufio.NewReader(f)
-	for n := 1; n < first; n++ {
+	if !fromClient {
+		f, err := t.ws.openText(a.Path)
+		if err != nil {
+			return t.fail("%v", err)
+		}
+		defer f.Close()
+		r = bufio.NewReader(f)
+	}
+	for n := 1; n < first && !fromClient; n++ {
 		line, long, err := nextLine(r, 0)
 		if err != nil && (len(line) == 0 && !long || !errors.Is(err, io.EOF)) {
 			if errors.Is(err, io.EOF) {
@@ -140,6 +146,32 @@ func (t *readFileTool) Run(ctx context.Context, args json.RawMessage) Result {
 		text += note
 	}
 	return Result{Success: true, Output: validUTF8(text), Truncated: truncated}
+}
+
+// readClient reads through the FileAccess ctx carries, if any, after the
+// same confinement as on disk. One line past limit is asked for, so the
+// "more follow" note works as on disk. ok is false when the disk is to be
+// read instead.
+func (t *readFileTool) readClient(ctx context.Context, path string, first, limit int) (r *bufio.Reader, ok bool, err error) {
+	fa := fileAccessFrom(ctx)
+	if fa == nil {
+		return nil, false, nil
+	}
+	real, err := t.ws.Resolve(path)
+	if err != nil {
+		return nil, false, err
+	}
+	if limit > 0 {
+		limit++
+	}
+	text, err := fa.ReadText(ctx, real, first, limit)
+	switch {
+	case unsupported(err):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("read %s: %w", path, err)
+	}
+	return bufio.NewReader(strings.NewReader(text)), true, nil
 }
 
 type listDirTool struct {

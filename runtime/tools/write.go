@@ -103,9 +103,46 @@ func readCurrent(ws *Workspace, path string) (change, error) {
 	return c, nil
 }
 
-// apply writes the new content through the workspace root, creating
-// missing parent directories; see writeAtomic.
-func (c change) apply() error {
+// fromClient replaces the old content read from disk with the client's
+// (its unsaved buffer) when ctx carries a FileAccess; planning on disk
+// first keeps the confinement, existence and binary checks of the disk.
+func (c change) fromClient(ctx context.Context) (change, error) {
+	fa := fileAccessFrom(ctx)
+	if fa == nil || !c.exists || c.binary {
+		return c, nil
+	}
+	real, err := c.ws.Resolve(c.path)
+	if err != nil {
+		return c, err
+	}
+	text, err := fa.ReadText(ctx, real, 0, 0)
+	switch {
+	case unsupported(err):
+		return c, nil
+	case err != nil:
+		return c, fmt.Errorf("read %s: %w", c.rel, err)
+	}
+	c.old = text
+	return c, nil
+}
+
+// apply writes the new content: through the client's FileAccess when ctx
+// carries one, else through the workspace root, creating missing parent
+// directories; see writeAtomic.
+func (c change) apply(ctx context.Context) error {
+	if fa := fileAccessFrom(ctx); fa != nil {
+		real, err := c.ws.Resolve(c.path)
+		if err != nil {
+			return err
+		}
+		err = fa.WriteText(ctx, real, c.new)
+		if !unsupported(err) {
+			if err != nil {
+				return fmt.Errorf("write %s: %w", c.rel, err)
+			}
+			return nil
+		}
+	}
 	root, name, err := c.ws.locate(c.path)
 	if err != nil {
 		return err
@@ -138,12 +175,15 @@ func newWriteFile(ws *Workspace, limits Limits) *writeFileTool {
 	})}
 }
 
-func (t *writeFileTool) plan(args json.RawMessage) (change, error) {
+func (t *writeFileTool) plan(ctx context.Context, args json.RawMessage) (change, error) {
 	var a writeFileArgs
 	if err := t.decode(args, &a); err != nil {
 		return change{}, err
 	}
 	c, err := readCurrent(t.ws, a.Path)
+	if err == nil {
+		c, err = c.fromClient(ctx)
+	}
 	if err != nil {
 		return change{}, fmt.Errorf("%s: %w", t.name, err)
 	}
@@ -152,12 +192,12 @@ func (t *writeFileTool) plan(args json.RawMessage) (change, error) {
 }
 
 func (t *writeFileTool) Summary(args json.RawMessage) string {
-	c, err := t.plan(args)
+	c, err := t.plan(context.Background(), args)
 	return t.summarize(c, err)
 }
 
 func (t *writeFileTool) Run(ctx context.Context, args json.RawMessage) Result {
-	c, err := t.plan(args)
+	c, err := t.plan(ctx, args)
 	return t.commit(ctx, c, err, func() string {
 		switch {
 		case !c.exists:
@@ -195,7 +235,7 @@ func newEditFile(ws *Workspace, limits Limits) *editFileTool {
 }
 
 // plan works out the edited content; count is how many places change.
-func (t *editFileTool) plan(args json.RawMessage) (c change, count int, err error) {
+func (t *editFileTool) plan(ctx context.Context, args json.RawMessage) (c change, count int, err error) {
 	var a editFileArgs
 	if err := t.decode(args, &a); err != nil {
 		return c, 0, err
@@ -207,6 +247,9 @@ func (t *editFileTool) plan(args json.RawMessage) (c change, count int, err erro
 		return c, 0, fmt.Errorf("%s: \"old\" and \"new\" are identical", t.name)
 	}
 	c, err = readCurrent(t.ws, a.Path)
+	if err == nil {
+		c, err = c.fromClient(ctx)
+	}
 	switch {
 	case err != nil:
 		return c, 0, fmt.Errorf("%s: %w", t.name, err)
@@ -227,12 +270,12 @@ func (t *editFileTool) plan(args json.RawMessage) (c change, count int, err erro
 }
 
 func (t *editFileTool) Summary(args json.RawMessage) string {
-	c, _, err := t.plan(args)
+	c, _, err := t.plan(context.Background(), args)
 	return t.summarize(c, err)
 }
 
 func (t *editFileTool) Run(ctx context.Context, args json.RawMessage) Result {
-	c, count, err := t.plan(args)
+	c, count, err := t.plan(ctx, args)
 	return t.commit(ctx, c, err, func() string {
 		return fmt.Sprintf("edited %s: replaced %s (%s)", c.rel, plural(count, "occurrence"), c.stat())
 	})
@@ -256,7 +299,7 @@ func (t workspaceTool) commit(ctx context.Context, c change, err error, done fun
 	if ctx.Err() != nil {
 		return t.fail("cancelled")
 	}
-	if err := c.apply(); err != nil {
+	if err := c.apply(ctx); err != nil {
 		return t.fail("%v", err)
 	}
 	return Result{Success: true, Output: validUTF8(done())}
