@@ -72,6 +72,24 @@ type memo struct {
 	more  []memoEntry
 }
 
+// memoSlab hands out an event's memo from a block allocated for many, so
+// that a streamed delta does not cost an allocation for its memo. A block
+// lives while any of its events does; the replay ring holds that many
+// anyway.
+type memoSlab []memo
+
+// memoSlabSize is how many memos one block holds.
+const memoSlabSize = 64
+
+func (m *memoSlab) next() *memo {
+	if len(*m) == 0 {
+		*m = make(memoSlab, memoSlabSize)
+	}
+	first := &(*m)[0]
+	*m = (*m)[1:]
+	return first
+}
+
 type memoEntry struct {
 	key   any
 	bytes []byte
@@ -226,7 +244,7 @@ func (s *Session) emitLocked(p Payload) error {
 		return &eventTooLarge{payload: p, size: size, limit: s.limits.MaxServerFrameBytes}
 	}
 	s.seq++
-	ev := Event{SessionID: s.id, Seq: s.seq, Payload: p, size: size, json: data, memo: &memo{}}
+	ev := Event{SessionID: s.id, Seq: s.seq, Payload: p, size: size, json: data, memo: s.memos.next()}
 	// Stored (and at the durable points synced) before any client sees it.
 	s.persistLocked(ev, data)
 	s.ring.push(ev)
