@@ -86,7 +86,7 @@ func encodeEvent(ev session.Event) []byte {
 	case session.AssistantCompleted:
 		hint = len(d.TurnID) + len(d.Content) + len(d.Content)/8 + 32
 	default:
-		rest, err := json.Marshal(ev.Payload)
+		rest, err := ev.PayloadJSON()
 		if err != nil {
 			rest = []byte("{}") // the runtime's values always encode
 		}

@@ -144,11 +144,16 @@ func closeReason(readErr error, lastMessage string) error {
 	return fmt.Errorf("read from the scv server: %w", readErr)
 }
 
-// dispatch classifies one frame with jsonrpc2's zero-copy scanner: the
+// dispatch classifies one frame: the server's own notifications by their
+// fixed shape, anything else with jsonrpc2's zero-copy scanner. The
 // client reads every streamed delta, so decoding each into a struct would
 // dominate its cost. body is freshly allocated per frame, so its spans can
 // be kept without copying.
 func (c *Client) dispatch(body []byte) {
+	if method, params, ok := scanServerNotification(body); ok {
+		c.notify(method, params)
+		return
+	}
 	view, err := jsonrpc2.ScanMessageView(body)
 	if err != nil {
 		return
@@ -156,19 +161,7 @@ func (c *Client) dispatch(body []byte) {
 	switch view.Kind {
 	case jsonrpc2.MessageViewNotification:
 		method, _ := view.MethodString()
-		if method == protocol.MethodWindowShowMessage {
-			var p struct {
-				Message string `json:"message"`
-			}
-			if json.Unmarshal(view.Params, &p) == nil {
-				c.mu.Lock()
-				c.lastMessage = p.Message
-				c.mu.Unlock()
-			}
-		}
-		if c.onNotify != nil {
-			c.onNotify(Notification{Method: method, Params: json.RawMessage(view.Params)})
-		}
+		c.notify(method, view.Params)
 		return
 	case jsonrpc2.MessageViewCall:
 		// A request from the server: this client serves none.
@@ -205,6 +198,24 @@ func (c *Client) dispatch(body []byte) {
 		return
 	}
 	ch <- response{result: json.RawMessage(view.Result)}
+}
+
+// notify remembers a window/showMessage text and hands the notification
+// to the handler.
+func (c *Client) notify(method string, params []byte) {
+	if method == protocol.MethodWindowShowMessage {
+		var p struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			c.mu.Lock()
+			c.lastMessage = p.Message
+			c.mu.Unlock()
+		}
+	}
+	if c.onNotify != nil {
+		c.onNotify(Notification{Method: method, Params: json.RawMessage(params)})
+	}
 }
 
 // Call sends a request and decodes its result into result (which may be

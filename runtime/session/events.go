@@ -17,6 +17,9 @@ type Event struct {
 	Payload   Payload
 	// size is the event's JSON size as measured against the frame limit.
 	size int
+	// json is the payload's JSON when measuring the event encoded it
+	// (every event but a delta), so that no door encodes it again.
+	json []byte
 	memo *memo
 }
 
@@ -67,6 +70,24 @@ type memo struct {
 	mu    sync.Mutex
 	first memoEntry
 	more  []memoEntry
+}
+
+// memoSlab hands out an event's memo from a block allocated for many, so
+// that a streamed delta does not cost an allocation for its memo. A block
+// lives while any of its events does; the replay ring holds that many
+// anyway.
+type memoSlab []memo
+
+// memoSlabSize is how many memos one block holds.
+const memoSlabSize = 64
+
+func (m *memoSlab) next() *memo {
+	if len(*m) == 0 {
+		*m = make(memoSlab, memoSlabSize)
+	}
+	first := &(*m)[0]
+	*m = (*m)[1:]
+	return first
 }
 
 type memoEntry struct {
@@ -217,19 +238,13 @@ func (e *eventTooLarge) Error() string {
 // An event whose JSON would not fit in a server frame is refused before it
 // takes a seq, so no door ever has to drop one.
 func (s *Session) emitLocked(p Payload) error {
-	var data []byte
-	var size int
-	if s.disk.log != nil {
-		// A stored event's record holds the same JSON that is measured.
-		data, size = s.disk.payloadJSON(p)
-	} else {
-		size = payloadSize(p)
-	}
+	// A stored event's record holds the same JSON that is measured.
+	data, size := measurePayload(p)
 	if size+frameOverheadBytes+len(s.id) > s.limits.MaxServerFrameBytes {
 		return &eventTooLarge{payload: p, size: size, limit: s.limits.MaxServerFrameBytes}
 	}
 	s.seq++
-	ev := Event{SessionID: s.id, Seq: s.seq, Payload: p, size: size, memo: &memo{}}
+	ev := Event{SessionID: s.id, Seq: s.seq, Payload: p, size: size, json: data, memo: s.memos.next()}
 	// Stored (and at the durable points synced) before any client sees it.
 	s.persistLocked(ev, data)
 	s.ring.push(ev)
@@ -254,20 +269,28 @@ func (s *Session) unsubscribeLocked(sub Subscriber) {
 	s.subList = slices.DeleteFunc(s.subList, func(x Subscriber) bool { return x == sub })
 }
 
-// payloadSize is the JSON size of an event's members. Deltas, the
-// streaming hot path, are measured without encoding them.
-func payloadSize(p Payload) int {
-	switch d := p.(type) {
-	case AssistantDelta:
-		return 24 + jsonStringLen(d.TurnID) + jsonStringLen(d.Content)
-	case AssistantCompleted:
-		return 24 + jsonStringLen(d.TurnID) + jsonStringLen(d.Content)
+// measurePayload returns the JSON of an event's members and its size.
+// Deltas, the streaming hot path, are measured without encoding them, so
+// their JSON is nil; every other event is encoded once, here (a stored
+// event's record holds this JSON).
+func measurePayload(p Payload) ([]byte, int) {
+	if d, ok := p.(AssistantDelta); ok {
+		return nil, 24 + jsonStringLen(d.TurnID) + jsonStringLen(d.Content)
 	}
 	b, err := json.Marshal(p)
 	if err != nil {
-		return 0
+		return nil, 0
 	}
-	return len(b)
+	return b, len(b)
+}
+
+// PayloadJSON returns the JSON object of the event's members, reusing
+// the encoding made when the event was measured.
+func (e Event) PayloadJSON() ([]byte, error) {
+	if e.json != nil {
+		return e.json, nil
+	}
+	return json.Marshal(e.Payload)
 }
 
 // QueueEntry is one waiting prompt.

@@ -37,22 +37,6 @@ type disk struct {
 	failed bool
 }
 
-// payloadJSON returns a stored event's JSON (nil for one that is not
-// stored) and its size as measured against the frame limit.
-func (d *disk) payloadJSON(p Payload) ([]byte, int) {
-	if _, delta := p.(AssistantDelta); delta {
-		return nil, payloadSize(p)
-	}
-	if _, stored := RecordType(p); !stored {
-		return nil, payloadSize(p)
-	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		return nil, 0
-	}
-	return b, len(b)
-}
-
 // addHistoryLocked appends m to the model's history and to what the next
 // record stores, so a load rebuilds the same history.
 func (s *Session) addHistoryLocked(m provider.Message) {

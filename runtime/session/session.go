@@ -39,6 +39,7 @@ type Session struct {
 	ring            ring
 	subs            map[Subscriber]struct{}
 	subList         []Subscriber // subs in attach order (see subscribeLocked)
+	memos           memoSlab
 	history         []provider.Message
 	queue           []QueueEntry
 	queueBytes      int
