@@ -1,6 +1,8 @@
 package bridge
 
 import (
+	"go.lsp.dev/protocol"
+
 	"context"
 	"errors"
 	"fmt"
@@ -243,7 +245,7 @@ func (d *daemon) refuse(c *net.UnixConn) {
 	d.log.Warn("refused a connection", "reason", ErrorCodeTooManyConnections, "limit", d.opts.MaxConnections)
 	msg := fmt.Sprintf("scv daemon: too many connections (the limit is %d); close another editor window or scv client and try again",
 		d.opts.MaxConnections)
-	closeTelling(c, showMessage(MessageError, msg))
+	closeTelling(c, showMessage(protocol.MessageTypeError, msg))
 }
 
 // closeTelling sends a last frame, then ends the connection so that the

@@ -1,6 +1,8 @@
 package bridge
 
 import (
+	"go.lsp.dev/protocol"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -131,7 +133,7 @@ func TestDaemonRefusesConnectionOverLimit(t *testing.T) {
 	}
 	params, _ := msg["params"].(map[string]any)
 	text, _ := params["message"].(string)
-	if msg["method"] != "window/showMessage" || params["type"] != float64(MessageError) || !strings.Contains(text, "too many connections") {
+	if msg["method"] != "window/showMessage" || params["type"] != float64(protocol.MessageTypeError) || !strings.Contains(text, "too many connections") {
 		t.Fatalf("refusal = %v", msg)
 	}
 	if _, err := readFrameWithin(t, r, conn); err != io.EOF {

@@ -1,6 +1,8 @@
 package bridge
 
 import (
+	"go.lsp.dev/protocol"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -284,7 +286,7 @@ func (f *forwarder) down() error {
 			if id, ok := responseID(tooLarge.Head); ok {
 				err = f.toEditor(responseLimitAnswer(id, tooLarge.Length, f.limits.MaxServerFrameBytes))
 			} else {
-				err = f.toEditor(logMessage(MessageWarning, "scv bridge: dropped a "+tooLarge.Error()+" from the daemon (protocol.max_server_frame_bytes)"))
+				err = f.toEditor(logMessage(protocol.MessageTypeWarning, "scv bridge: dropped a "+tooLarge.Error()+" from the daemon (protocol.max_server_frame_bytes)"))
 			}
 			if err != nil {
 				return err
@@ -321,7 +323,7 @@ func (f *forwarder) daemonEnded(err error) error {
 	// lost is the turn it was running, not the sessions.
 	text := fmt.Sprintf("scv: the connection to the scv daemon (%s) was lost. Restart the scv language server to reconnect: sessions are stored on disk, so attach to them again; a turn that was running when the daemon stopped is lost and comes back as interrupted, with its session paused.",
 		f.daemon.RemoteAddr())
-	f.toEditor(showMessage(MessageError, text))
+	f.toEditor(showMessage(protocol.MessageTypeError, text))
 	if err == nil {
 		return ErrDaemonLost
 	}

@@ -1,6 +1,8 @@
 package bridge
 
 import (
+	"go.lsp.dev/protocol"
+
 	"context"
 	"errors"
 	"io"
@@ -194,7 +196,7 @@ func assertDaemonLostMessage(t *testing.T, m map[string]any) {
 	t.Helper()
 	p, _ := m["params"].(map[string]any)
 	text, _ := p["message"].(string)
-	if m["method"] != "window/showMessage" || p["type"] != float64(MessageError) ||
+	if m["method"] != "window/showMessage" || p["type"] != float64(protocol.MessageTypeError) ||
 		!strings.Contains(text, "lost") || !strings.Contains(text, "Restart") {
 		t.Fatalf("want a showMessage error about the lost daemon, got %v", m)
 	}

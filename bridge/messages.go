@@ -3,6 +3,8 @@ package bridge
 import (
 	"encoding/json"
 	"fmt"
+
+	"go.lsp.dev/protocol"
 )
 
 // JSON-RPC and LSP constants the bridge uses when it speaks for itself.
@@ -10,11 +12,6 @@ const (
 	codeInvalidRequest = -32600
 	codeMethodNotFound = -32601
 	codeApplication    = -32000
-
-	// Message types of window/showMessage and window/logMessage.
-	MessageError   = 1
-	MessageWarning = 2
-	MessageInfo    = 3
 
 	// ErrorCodeFrameTooLarge is data.code of the answer to an oversized frame.
 	ErrorCodeFrameTooLarge = "frame_too_large"
@@ -40,17 +37,13 @@ func notification(method string, params any) []byte {
 	return body
 }
 
-type messageParams struct {
-	Type    int    `json:"type"`
-	Message string `json:"message"`
+// showMessage and logMessage speak LSP's own notifications, with its types.
+func showMessage(typ protocol.MessageType, text string) []byte {
+	return notification(protocol.MethodWindowShowMessage, protocol.ShowMessageParams{Type: typ, Message: text})
 }
 
-func showMessage(typ int, text string) []byte {
-	return notification("window/showMessage", messageParams{typ, text})
-}
-
-func logMessage(typ int, text string) []byte {
-	return notification("window/logMessage", messageParams{typ, text})
+func logMessage(typ protocol.MessageType, text string) []byte {
+	return notification(protocol.MethodWindowLogMessage, protocol.LogMessageParams{Type: typ, Message: text})
 }
 
 // frameTooLargeAnswer is the error answer to a frame that was skipped unread.

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"go.lsp.dev/protocol"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -162,14 +164,11 @@ func TestConnectionLimit(t *testing.T) {
 		t.Fatalf("connection %d: %v; want a window/showMessage saying why it is refused", bridge.MaxConnections+1, err)
 	}
 	var msg struct {
-		Method string `json:"method"`
-		Params struct {
-			Type    int    `json:"type"`
-			Message string `json:"message"`
-		} `json:"params"`
+		Method string                     `json:"method"`
+		Params protocol.ShowMessageParams `json:"params"`
 	}
 	json.Unmarshal(body, &msg)
-	if msg.Method != "window/showMessage" || msg.Params.Type != bridge.MessageError ||
+	if msg.Method != "window/showMessage" || msg.Params.Type != protocol.MessageTypeError ||
 		!strings.Contains(msg.Params.Message, "too many connections") || !strings.Contains(msg.Params.Message, fmt.Sprint(bridge.MaxConnections)) {
 		t.Fatalf("connection %d got %s; want a showMessage error naming the limit", bridge.MaxConnections+1, body)
 	}

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"go.lsp.dev/protocol"
+
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -137,12 +139,9 @@ func TestKilledDaemonEndsTheBridge(t *testing.T) {
 	d.signal(t, syscall.SIGKILL)
 	d.wait(t)
 	msg := a.awaitNote("window/showMessage", nil)
-	var p struct {
-		Type    int    `json:"type"`
-		Message string `json:"message"`
-	}
+	var p protocol.ShowMessageParams
 	json.Unmarshal(msg.Params, &p)
-	if p.Type != bridge.MessageError || !strings.Contains(p.Message, "daemon") {
+	if p.Type != protocol.MessageTypeError || !strings.Contains(p.Message, "daemon") {
 		t.Fatalf("the editor was told %s; want an error saying the daemon was lost", msg.Params)
 	}
 	// Sessions are stored: the editor is told it can attach again and
