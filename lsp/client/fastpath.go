@@ -99,17 +99,19 @@ func objectEnd(data []byte) int {
 // stringLength returns how many bytes of s precede the quote that closes
 // a string whose opening quote came just before s, or -1 if none does.
 func stringLength(s []byte) int {
+	// One pass: stop at the first quote or backslash, so a string of many
+	// escapes costs O(n), not a search to its closing quote per escape.
 	i := 0
 	for {
-		q := bytes.IndexByte(s[i:], '"')
-		if q < 0 {
+		j := bytes.IndexAny(s[i:], "\"\\")
+		if j < 0 {
 			return -1
 		}
-		b := bytes.IndexByte(s[i:i+q], '\\')
-		if b < 0 {
-			return i + q
+		i += j
+		if s[i] == '"' {
+			return i
 		}
-		i += b + 2 // skip the escaped byte, which may be a quote
+		i += 2 // skip the escaped byte, which may be a quote
 		if i > len(s) {
 			return -1
 		}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"go.lsp.dev/jsonrpc2"
@@ -103,4 +104,17 @@ func BenchmarkDispatchDelta(b *testing.B) {
 			v.MethodString()
 		}
 	})
+}
+
+// BenchmarkStringLengthEscaped reads one string of a million escapes, as a
+// queue of full-size prompts of '<' (each \u003c) gives: linear in its
+// length, where a search to the closing quote per escape was quadratic
+// (the forwarded big-reply test took minutes).
+func BenchmarkStringLengthEscaped(b *testing.B) {
+	s := []byte(strings.Repeat(`\u003c`, 1<<20) + `"`)
+	for b.Loop() {
+		if n := stringLength(s); n != len(s)-1 {
+			b.Fatalf("stringLength = %d, want %d", n, len(s)-1)
+		}
+	}
 }
