@@ -72,58 +72,29 @@ func (stdio) Close() error { return os.Stdin.Close() }
 // daemon mode says so, in-process otherwise.
 func runLSP(args []string) int {
 	fs := flag.NewFlagSet("scv lsp", flag.ContinueOnError)
-	var f sessionFlags
+	var f doorFlags
 	f.register(fs)
-	daemonMode := fs.String("daemon", "auto", "auto: use a running daemon; never: serve in-process; required: start the daemon if needed")
-	noDaemon := fs.Bool("no-daemon", false, "same as --daemon=never")
-	socketFlag := fs.String("socket", "", "daemon socket (default $SCV_SOCKET or $SCV_HOME/server.sock)")
 	// Language clients add --stdio when told to use stdio, which is what
 	// scv lsp always speaks.
 	fs.Bool("stdio", true, "accepted for language clients; stdio is the only transport")
 	if fs.Parse(args) != nil {
 		return 2
 	}
-	mode, err := bridge.ResolveMode(*daemonMode, *noDaemon)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
-		return 2
+	d, code := openDoor("scv lsp", &f)
+	if code != 0 {
+		return code
 	}
-	socket, err := bridge.SocketPath(*socketFlag)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
-		return 1
-	}
-	// Loaded whether or not a daemon serves: it checks the flags here, at
-	// startup, and gives a forwarding bridge the frame limits the daemon
-	// reads from the same file.
-	opts, cfg, err := serverOptions(lsp.ModeStdio, f.overrides())
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
-		return 1
-	}
-	daemon, err := bridge.Dial(mode, socket, func() error {
-		logPath, err := bridge.LogPath()
-		if err != nil {
-			return err
-		}
-		return bridge.StartDaemon(socket, logPath)
-	})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
-		return 1
-	}
-	if daemon != nil {
+	if d.daemon != nil {
 		// The daemon applies the flags to this connection's sessions, above
 		// their session/start params, as in-process serving does.
-		fwd := bridge.ForwardOptions{Limits: bridge.LimitsFrom(cfg.Protocol), Flags: f.overrides()}
-		if err := bridge.ForwardStdio(context.Background(), daemon, fwd); err != nil {
+		fwd := bridge.ForwardOptions{Limits: bridge.LimitsFrom(d.cfg.Protocol), Flags: f.session.overrides()}
+		if err := bridge.ForwardStdio(context.Background(), d.daemon, fwd); err != nil {
 			fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
 			return 1
 		}
 		return 0
 	}
-	err = lsp.NewServer(opts).ServeConn(context.Background(), stdio{os.Stdin, os.Stdout})
-	if err != nil {
+	if err := lsp.NewServer(d.opts).ServeConn(context.Background(), stdio{os.Stdin, os.Stdout}); err != nil {
 		fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
 		return 1
 	}
