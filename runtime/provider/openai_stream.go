@@ -54,9 +54,9 @@ func (p *OpenAI) attempt(parent context.Context, creq openai.ChatCompletionReque
 	var (
 		content   strings.Builder
 		reasoning strings.Builder
-		spent   = newBudget(limits)
-		acc     = toolAccumulator{budget: spent}
-		resp    Response
+		spent     = newBudget(limits)
+		acc       = toolAccumulator{budget: spent}
+		resp      Response
 	)
 	partial := func() Response {
 		resp.Content = content.String()
