@@ -47,6 +47,9 @@ type Limits struct {
 	// ToolOutputIntervalMs is the shortest time between two
 	// scv/tool/output chunks of one call (tools.OutputInterval).
 	ToolOutputIntervalMs int `json:"toolOutputIntervalMs"`
+	// ToolOutputChunkBytes bounds one scv/tool/output chunk
+	// (tools.MaxOutputChunkBytes).
+	ToolOutputChunkBytes int `json:"toolOutputChunkBytes"`
 }
 
 // ResponseLimits are the bounds of one model response that cfg sets.
@@ -55,12 +58,13 @@ func ResponseLimits(cfg config.Config) provider.Limits {
 }
 
 // WithResponse returns l advertising the response bounds r (and the
-// fixed tool output interval, so every Limits built carries it).
+// fixed bounds of live tool output, so every Limits built carries them).
 func (l Limits) WithResponse(r provider.Limits) Limits {
 	r = r.WithDefaults()
 	l.MaxResponseBytes = r.MaxResponseBytes
 	l.MaxToolCallBytes = r.MaxToolCallBytes
 	l.MaxToolCalls = provider.MaxToolCalls
 	l.ToolOutputIntervalMs = int(tools.OutputInterval / time.Millisecond)
+	l.ToolOutputChunkBytes = tools.MaxOutputChunkBytes
 	return l
 }

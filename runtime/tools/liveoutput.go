@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -12,6 +13,14 @@ import (
 // call, however fast the command prints, so a flood of output costs the
 // editors and the session's other clients a bounded number of events.
 const OutputInterval = 50 * time.Millisecond
+
+// MaxOutputChunkBytes bounds one chunk of live output. A command that
+// prints more within one OutputInterval has the excess left out of the
+// live view, with a note saying how much (the result still holds the
+// first tools.max_output_bytes): the live view is for watching, so it
+// stays at most 20 chunks of 256 KiB a second however fast the command
+// prints, and every chunk fits a frame.
+const MaxOutputChunkBytes = 256 << 10
 
 // OutputFunc receives a chunk of a running tool's output: valid UTF-8,
 // never empty. It is called from a goroutine of the tool's run, one call
@@ -85,20 +94,33 @@ func (l *liveOutput) run() {
 	}
 }
 
-// flush sends what is pending. A rune cut by the read is held back for
-// the next chunk, unless this is the last one.
+// flush sends what is pending as one chunk. A rune cut by the read is
+// held back for the next chunk, unless this is the last one; past
+// MaxOutputChunkBytes the rest is left out with a note.
 func (l *liveOutput) flush(last bool) {
 	l.mu.Lock()
 	chunk := l.pending
-	keep := 0
-	if !last {
-		keep = partialRuneTail(chunk)
+	skipped := 0
+	if len(chunk) > MaxOutputChunkBytes {
+		skipped = len(chunk) - MaxOutputChunkBytes
+		chunk = chunk[:MaxOutputChunkBytes]
+		chunk = chunk[:len(chunk)-partialRuneTail(chunk)]
+		l.pending = nil
+	} else {
+		keep := 0
+		if !last {
+			keep = partialRuneTail(chunk)
+		}
+		l.pending = append([]byte(nil), chunk[len(chunk)-keep:]...)
+		chunk = chunk[:len(chunk)-keep]
 	}
-	l.pending = append([]byte(nil), chunk[len(chunk)-keep:]...)
-	chunk = chunk[:len(chunk)-keep]
 	l.mu.Unlock()
-	if len(chunk) > 0 {
-		l.emit(validUTF8(string(chunk)))
+	text := validUTF8(string(chunk))
+	if skipped > 0 {
+		text += fmt.Sprintf("\n[%d bytes printed meanwhile are not shown live]\n", skipped)
+	}
+	if text != "" {
+		l.emit(text)
 	}
 }
 

@@ -110,3 +110,21 @@ func TestLiveOutputKeepsRunesWhole(t *testing.T) {
 		t.Fatalf("chunks = %q", rec.chunks)
 	}
 }
+
+// A burst larger than one chunk is cut to MaxOutputChunkBytes with a note
+// of what was left out, so no chunk outgrows a frame.
+func TestLiveOutputBoundsAChunk(t *testing.T) {
+	rec := newChunkRecorder()
+	l := &liveOutput{emit: rec.add, left: 4 * MaxOutputChunkBytes}
+	_, _ = l.Write([]byte(strings.Repeat("y", MaxOutputChunkBytes+10)))
+	l.flush(false)
+	_, _ = l.Write([]byte("tail"))
+	l.flush(true)
+	if len(rec.chunks) != 2 || rec.chunks[1] != "tail" {
+		t.Fatalf("%d chunks, last %q", len(rec.chunks), rec.chunks[len(rec.chunks)-1])
+	}
+	want := strings.Repeat("y", MaxOutputChunkBytes) + "\n[10 bytes printed meanwhile are not shown live]\n"
+	if rec.chunks[0] != want {
+		t.Fatalf("first chunk has %d bytes and ends %q", len(rec.chunks[0]), rec.chunks[0][len(rec.chunks[0])-60:])
+	}
+}
