@@ -78,10 +78,14 @@ func TestReasoningAndUsageAreStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	again.mu.Lock()
-	usage := again.usage
+	live := again.live
+	snap := again.snapshotLocked()
 	again.mu.Unlock()
-	if usage != (provider.Usage{InputTokens: 70, OutputTokens: 7}) {
-		t.Errorf("usage after a reload = %+v, want 70/7", usage)
+	if live.totals != (provider.Usage{InputTokens: 70, OutputTokens: 7}) {
+		t.Errorf("usage totals after a reload = %+v, want 70/7", live.totals)
+	}
+	if snap.Usage == nil || snap.Usage.ContextTokens != 70 || snap.Usage.TurnID != turn {
+		t.Errorf("the snapshot's usage after a reload = %+v", snap.Usage)
 	}
 }
 
