@@ -69,6 +69,14 @@ func methodOf(p session.Payload) string {
 		return schema.EvSessionRestored
 	case session.McpStatus:
 		return schema.EvMcpStatus
+	case session.AssistantReasoning:
+		return schema.EvAssistantReasoning
+	case session.ToolOutput:
+		return schema.EvToolOutput
+	case session.PlanUpdated:
+		return schema.EvPlanUpdated
+	case session.SessionUsage:
+		return schema.EvSessionUsage
 	}
 	panic(fmt.Sprintf("lsp: no notification for a %T event", p))
 }
@@ -82,6 +90,8 @@ func encodeEvent(ev session.Event) []byte {
 	var hint int
 	switch d := ev.Payload.(type) {
 	case session.AssistantDelta:
+		hint = len(d.TurnID) + len(d.Content) + len(d.Content)/8 + 32
+	case session.AssistantReasoning:
 		hint = len(d.TurnID) + len(d.Content) + len(d.Content)/8 + 32
 	case session.AssistantCompleted:
 		hint = len(d.TurnID) + len(d.Content) + len(d.Content)/8 + 32
@@ -105,6 +115,8 @@ func encodeEvent(ev session.Event) []byte {
 	body = strconv.AppendUint(body, ev.Seq, 10)
 	switch d := ev.Payload.(type) {
 	case session.AssistantDelta:
+		body = appendDelta(body, d.TurnID, d.Content)
+	case session.AssistantReasoning:
 		body = appendDelta(body, d.TurnID, d.Content)
 	case session.AssistantCompleted:
 		body = appendDelta(body, d.TurnID, d.Content)

@@ -96,6 +96,22 @@ type (
 		EventHeader
 		session.McpStatus
 	}
+	AssistantReasoningParams struct {
+		EventHeader
+		session.AssistantReasoning
+	}
+	ToolOutputParams struct {
+		EventHeader
+		session.ToolOutput
+	}
+	PlanUpdatedParams struct {
+		EventHeader
+		session.PlanUpdated
+	}
+	SessionUsageParams struct {
+		EventHeader
+		session.SessionUsage
+	}
 )
 
 // SessionLaggedParams is the params of scv/session/lagged: this

@@ -71,6 +71,11 @@ const (
 	EvSessionRenamed     = "scv/session/renamed"
 	EvSessionRestored    = "scv/session/restored"
 	EvMcpStatus          = "scv/mcp/status"
+	// Issue 12: reasoning, live tool output, plan and usage.
+	EvAssistantReasoning = "scv/assistant/reasoning"
+	EvToolOutput         = "scv/tool/output"
+	EvPlanUpdated        = "scv/plan/updated"
+	EvSessionUsage       = "scv/session/usage"
 	// Per-connection notifications: no seq of their own, never replayed.
 	EvSessionLagged = "scv/session/lagged"
 	EvSessionGap    = "scv/session/gap"
@@ -83,7 +88,9 @@ var Notifications = []string{
 	EvToolCompleted, EvApprovalRequested, EvApprovalResolved, EvContextCompacted,
 	EvTurnCompleted, EvTurnCancelled, EvTurnFailed, EvQueueSnapshot, EvQueueEnqueued,
 	EvQueueUpdated, EvQueueMoved, EvQueueRemoved, EvQueueDequeued, EvSessionPaused,
-	EvSessionCleared, EvSessionClosed, EvSessionRenamed, EvSessionRestored, EvMcpStatus, EvSessionLagged, EvSessionGap,
+	EvSessionCleared, EvSessionClosed, EvSessionRenamed, EvSessionRestored, EvMcpStatus,
+	EvAssistantReasoning, EvToolOutput, EvPlanUpdated, EvSessionUsage,
+	EvSessionLagged, EvSessionGap,
 }
 
 // IsTerminal reports whether a notification ends a turn.

@@ -30,12 +30,12 @@ func (s *Session) runTurn(t *turn) outcome {
 			return outcome{err: err}
 		}
 		t.tools = s.stepTools(t.ctx)
-		req := provider.Request{Model: s.model, Messages: s.requestMessages(), Tools: toolSpecs(t.tools), Limits: ResponseLimits(s.cfg)}
+		req := provider.Request{Model: s.model, Messages: s.requestMessages(), Tools: toolSpecs(t.tools), Limits: ResponseLimits(s.cfg),
+			OnReasoning: s.reasoningSink(t)}
 		resp, err := s.provider.Stream(t.ctx, req, func(delta string) error {
 			return s.emitTurn(AssistantDelta{t.id, delta})
 		})
-		t.usage.InputTokens += resp.Usage.InputTokens
-		t.usage.OutputTokens += resp.Usage.OutputTokens
+		s.reportUsage(t, req, resp.Usage)
 		content := resp.Content // the streamed text, also when the stream failed
 		if err != nil {
 			if content != "" {
@@ -120,7 +120,7 @@ func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
 	if err := s.emitTurn(ToolStarted{t.id, call.ID, call.Name}); err != nil {
 		return "", err
 	}
-	res := tool.Run(tools.WithFileAccess(t.ctx, s.fileAccess()), args)
+	res := tool.Run(s.toolContext(t, call), args)
 	if t.ctx.Err() != nil {
 		_ = s.emitToolCompleted(t, call, res)
 		return "", context.Canceled

@@ -50,6 +50,10 @@ export const Notifications = {
   sessionRenamed: "scv/session/renamed",
   sessionRestored: "scv/session/restored",
   mcpStatus: "scv/mcp/status",
+  assistantReasoning: "scv/assistant/reasoning",
+  toolOutput: "scv/tool/output",
+  planUpdated: "scv/plan/updated",
+  sessionUsage: "scv/session/usage",
   sessionLagged: "scv/session/lagged",
   sessionGap: "scv/session/gap",
 } as const;
@@ -210,6 +214,13 @@ export interface SessionRestored extends EventBase {
 }
 export interface SessionRenamed extends EventBase { title: string }
 export interface McpStatus extends EventBase { name: string; state: McpState; error?: string }
+export interface AssistantReasoning extends EventBase { turnId: string; content: string }
+export interface ToolOutput extends EventBase { turnId: string; callId: string; chunk: string }
+export type PlanStatus = "pending" | "in_progress" | "completed";
+export interface PlanUpdated extends EventBase { turnId: string; steps: { step: string; status: PlanStatus }[] }
+export interface SessionUsage extends EventBase {
+  turnId: string; inputTokens: number; outputTokens: number; contextTokens: number; contextMaxTokens: number;
+}
 
 /** Maps each notification method to its params, so one handler can be typed per method. */
 export interface NotificationParams {
@@ -237,6 +248,10 @@ export interface NotificationParams {
   "scv/session/renamed": SessionRenamed;
   "scv/session/restored": SessionRestored;
   "scv/mcp/status": McpStatus;
+  "scv/assistant/reasoning": AssistantReasoning;
+  "scv/tool/output": ToolOutput;
+  "scv/plan/updated": PlanUpdated;
+  "scv/session/usage": SessionUsage;
   "scv/session/lagged": SessionLagged;
   "scv/session/gap": SessionGap;
 }
