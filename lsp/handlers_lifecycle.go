@@ -39,12 +39,14 @@ func handleInitialize(_ context.Context, c *conn, req *incoming) (any, error) {
 	var res InitializeResult
 	res.ServerInfo = schema.ServerInfo{Name: "scv", Version: c.srv.opts.Version}
 	res.Capabilities.Experimental.SCV = Capabilities{
-		ProtocolVersion:  ProtocolVersion,
-		Methods:          AdvertisedMethods(),
-		Notifications:    schema.Notifications,
-		Limits:           c.srv.limits,
-		ApprovalPolicies: session.ApprovalPolicies,
-		Daemon:           c.srv.opts.Mode == ModeDaemon,
+		ProtocolVersion:      ProtocolVersion,
+		Methods:              AdvertisedMethods(),
+		Notifications:        schema.Notifications,
+		Limits:               c.srv.limits,
+		ApprovalPolicies:     session.ApprovalPolicies,
+		Daemon:               c.srv.opts.Mode == ModeDaemon,
+		ClientRequests:       schema.ClientMethods,
+		FileRequestTimeoutMs: FileRequestTimeout.Milliseconds(),
 	}
 	return res, nil
 }

@@ -176,7 +176,7 @@ func handleTurnStart(_ context.Context, c *conn, req *incoming) (any, error) {
 	if p.Prompt == nil {
 		return nil, invalidParams("params.prompt (string) is required")
 	}
-	res, err := s.StartTurn(*p.Prompt, p.Context, req.idText)
+	res, err := s.StartTurnWithFiles(*p.Prompt, p.Context, req.idText, c.filesFor(p.SessionID, p.FileAccess))
 	if err != nil {
 		return nil, err
 	}

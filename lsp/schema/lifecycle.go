@@ -43,6 +43,11 @@ type Capabilities struct {
 	Limits           Limits   `json:"limits"`
 	ApprovalPolicies []string `json:"approvalPolicies"`
 	Daemon           bool     `json:"daemon"`
+	// ClientRequests are the requests the server may send a client that
+	// offers file access; FileRequestTimeoutMs bounds its wait for each
+	// answer.
+	ClientRequests       []string `json:"clientRequests"`
+	FileRequestTimeoutMs int64    `json:"fileRequestTimeoutMs"`
 }
 
 // ServerInfo names the server in the initialize result.

@@ -101,6 +101,9 @@ type TurnStartParams struct {
 	SessionID string        `json:"sessionId"`
 	Prompt    *string       `json:"prompt"`
 	Context   []ContextItem `json:"context,omitempty"`
+	// FileAccess: this connection serves scv/file/read or write for the
+	// prompt's turn (see files.go).
+	FileAccess *FileAccess `json:"fileAccess,omitempty"`
 }
 
 // TurnCancelParams is the params of scv/turn/cancel.

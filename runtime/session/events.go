@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"scv/runtime/provider"
+	"scv/runtime/tools"
 )
 
 // Event is one numbered event of a session. The runtime says what
@@ -301,6 +302,9 @@ type QueueEntry struct {
 	Submitter string `json:"submitter"`
 	// attachments is the editor context resolved when the prompt was queued.
 	attachments resolved
+	// files is the file access of the window that queued it (nil: the
+	// session's); its turn's file tools use it.
+	files tools.FileAccess
 }
 
 func (e QueueEntry) bytes() int { return len(e.Prompt) + e.attachments.bytes() }
