@@ -65,6 +65,7 @@ func init() {
 		schema.MethodApprovalResolve: {handle: handleApprovalResolve},
 		schema.MethodDaemonStatus:    {handle: handleDaemonStatus},
 		schema.MethodMcpList:         {handle: handleMcpList},
+		schema.MethodSkillList:       {handle: handleSkillList},
 	}
 }
 

@@ -16,7 +16,7 @@ var (
 		"scv/session/close", "scv/session/clear", "scv/session/pause", "scv/session/rename",
 		"scv/session/delete", "scv/session/fork", "scv/turn/start",
 		"scv/turn/cancel", "scv/queue/list", "scv/queue/update", "scv/queue/move",
-		"scv/queue/remove", "scv/approval/resolve", "scv/daemon/status", "scv/mcp/list",
+		"scv/queue/remove", "scv/approval/resolve", "scv/daemon/status", "scv/mcp/list", "scv/skill/list",
 	}
 	specNotifications = []string{
 		"scv/turn/started", "scv/assistant/delta", "scv/assistant/completed", "scv/tool/proposed",

@@ -33,6 +33,7 @@ const (
 	MethodApprovalResolve = "scv/approval/resolve"
 	MethodDaemonStatus    = "scv/daemon/status"
 	MethodMcpList         = "scv/mcp/list"
+	MethodSkillList       = "scv/skill/list"
 )
 
 // Methods lists every request above; initialize advertises exactly these
@@ -42,7 +43,7 @@ var Methods = []string{
 	MethodSessionClose, MethodSessionClear, MethodSessionPause, MethodSessionRename,
 	MethodSessionDelete, MethodSessionFork, MethodTurnStart, MethodTurnCancel,
 	MethodQueueList, MethodQueueUpdate, MethodQueueMove, MethodQueueRemove, MethodApprovalResolve,
-	MethodDaemonStatus, MethodMcpList,
+	MethodDaemonStatus, MethodMcpList, MethodSkillList,
 }
 
 // Notifications the server sends.

@@ -145,6 +145,20 @@ type (
 	MCPToolInfo   = session.MCPToolInfo
 )
 
+// SkillListResult is the result of scv/skill/list: the session's skills,
+// which a client may offer as commands.
+type SkillListResult struct {
+	Skills []SkillInfo `json:"skills"`
+}
+
+// SkillInfo is one skill: its name (what read_skill takes), its one-line
+// description and where it was found ("project" or "user").
+type SkillInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Scope       string `json:"scope"`
+}
+
 // Empty is the result of requests that answer nothing but success.
 type Empty struct{}
 

@@ -25,6 +25,7 @@ M.request = {
   approval_resolve = "scv/approval/resolve",
   daemon_status = "scv/daemon/status",
   mcp_list = "scv/mcp/list",
+  skill_list = "scv/skill/list",
 }
 
 -- Every notification the server may send; the client registers a handler for

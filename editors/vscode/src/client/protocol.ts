@@ -23,6 +23,7 @@ export const Methods = {
   approvalResolve: "scv/approval/resolve",
   daemonStatus: "scv/daemon/status",
   mcpList: "scv/mcp/list",
+  skillList: "scv/skill/list",
 } as const;
 
 export const Notifications = {
