@@ -63,8 +63,8 @@ func (l *Local) bind(sink func(session.Event)) { l.sub = &subscriber{sink} }
 func (l *Local) bindFiles(files func(string) tools.FileAccess) { l.files = files }
 
 // giveFiles routes s's file tools through this door's client, when it
-// offers file access. Only the in-process backend can: the scv protocol
-// has no request from the daemon to a client.
+// offers file access (through a daemon, Remote does it per prompt: see
+// remotefiles.go).
 func (l *Local) giveFiles(s *session.Session) {
 	if l.files == nil || s == nil {
 		return

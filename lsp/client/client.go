@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"sync"
 	"syscall"
 
@@ -169,13 +170,14 @@ func (c *Client) dispatch(body []byte) {
 	case jsonrpc2.MessageViewCall:
 		// A request from the server: see HandleRequests.
 		method, _ := view.MethodString()
-		id := jsonrpc2.NewNumberID(0)
+		id, key := jsonrpc2.NewNumberID(0), "0"
 		if n, ok := view.ID.Number(); ok {
-			id = jsonrpc2.NewNumberID(n)
+			id, key = jsonrpc2.NewNumberID(n), strconv.FormatInt(n, 10)
 		} else if s, ok := view.ID.StringValue(); ok {
-			id = jsonrpc2.NewStringID(s)
+			quoted, _ := json.Marshal(s)
+			id, key = jsonrpc2.NewStringID(s), string(quoted)
 		}
-		c.serve(id, method, json.RawMessage(view.Params))
+		c.serve(id, key, method, json.RawMessage(view.Params))
 		return
 	case jsonrpc2.MessageViewResponseResult, jsonrpc2.MessageViewResponseError:
 	default:

@@ -36,8 +36,9 @@ func (c *Client) HandleRequests(h RequestHandler) {
 	c.mu.Unlock()
 }
 
-// serve answers one server request; without a handler, -32601.
-func (c *Client) serve(id jsonrpc2.ID, method string, params json.RawMessage) {
+// serve answers one server request; without a handler, -32601. key is
+// the id as JSON text, as the server's $/cancelRequest names it.
+func (c *Client) serve(id jsonrpc2.ID, key, method string, params json.RawMessage) {
 	c.mu.Lock()
 	r := c.requests
 	c.mu.Unlock()
@@ -45,8 +46,6 @@ func (c *Client) serve(id jsonrpc2.ID, method string, params json.RawMessage) {
 		_ = c.write(jsonrpc2.AppendResponse(nil, id, nil, jsonrpc2.NewError(-32601, "this client does not handle "+method)))
 		return
 	}
-	raw, _ := json.Marshal(id)
-	key := string(raw)
 	ctx, cancel := context.WithCancel(r.ctx)
 	r.mu.Lock()
 	r.cancels[key] = cancel
