@@ -52,6 +52,8 @@ func fileToolsGoThroughTheClientsFS(t *testing.T, backend string) {
 	a.send(`{"jsonrpc":"2.0","id":` + string(read.ID) + `,"result":{"content":"unsaved buffer\n"}}`)
 
 	ask, j := a.waitFor("a permission request", i, func(m msg) bool { return m.Method == "session/request_permission" })
+	// The proposal's diff holds the text the write replaces (the disk's).
+	a.update(0, "tool_call", `"toolCallId":"w1"`, `"type":"diff"`, `"oldText":"on disk\n"`, `"newText":"written\n"`)
 	a.send(`{"jsonrpc":"2.0","id":` + string(ask.ID) + `,"result":{"outcome":{"outcome":"selected","optionId":"approve"}}}`)
 	// write_file reads the text it replaces (for its report) from the client too.
 	old, _ := a.waitFor("write_file's fs/read_text_file", j, func(m msg) bool { return m.Method == "fs/read_text_file" })

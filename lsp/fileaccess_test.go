@@ -104,6 +104,11 @@ func TestFileToolsGoThroughTheEditorThatPrompted(t *testing.T) {
 		turn := startTurnServing(t, ed, sid, "rewrite notes").TurnID
 
 		asked := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+		// The proposal shows what the write replaces, as the disk holds it.
+		proposed := ed.AwaitNotification(schema.EvToolProposed, func(n lsptest.Note) bool { return n.Str("callId") == "call_write" }, 0)
+		if proposed.Str("oldText") != "on disk\n" {
+			t.Errorf("tool/proposed = %s, want oldText from the disk", proposed.Params)
+		}
 		if _, writes, _ := buffers.seen(); len(writes) != 0 {
 			t.Fatalf("the editor was asked to write before the approval: %v", writes)
 		}

@@ -127,6 +127,10 @@ type (
 		CallID    string `json:"callId"`
 		Name      string `json:"name"`
 		Arguments string `json:"arguments"`
+		// OldText is the text of the file a whole-file write would
+		// replace, as the disk holds it, when that file exists, is text
+		// and holds at most MaxOldTextBytes.
+		OldText *string `json:"oldText,omitempty"`
 	}
 	ToolStarted struct {
 		TurnID string `json:"turnId"`

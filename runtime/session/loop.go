@@ -90,10 +90,10 @@ func (s *Session) runCalls(t *turn, calls []provider.ToolCall) error {
 
 // runCall proposes, gates and runs one call; it returns the text for the model.
 func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
-	if err := s.emitTurn(ToolProposed{t.id, call.ID, call.Name, call.Arguments}); err != nil {
+	tool, ok := t.tools.Get(call.Name)
+	if err := s.emitTurn(proposal(t, call, tool)); err != nil {
 		return "", err
 	}
-	tool, ok := t.tools.Get(call.Name)
 	if !ok {
 		res := tools.Result{Output: "unknown tool " + call.Name}
 		return res.Output, s.emitToolCompleted(t, call, res)
@@ -126,6 +126,18 @@ func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
 		return "", context.Canceled
 	}
 	return modelText(res), s.emitToolCompleted(t, call, res)
+}
+
+// proposal is a call's tool.proposed; for a whole-file write it carries
+// the text the write would replace.
+func proposal(t *turn, call provider.ToolCall, tool tools.Tool) ToolProposed {
+	p := ToolProposed{TurnID: t.id, CallID: call.ID, Name: call.Name, Arguments: call.Arguments}
+	if r, ok := tool.(tools.Replacer); ok && json.Valid([]byte(call.Arguments)) {
+		if old, ok := r.ReplacedText(json.RawMessage(call.Arguments), MaxOldTextBytes); ok {
+			p.OldText = &old
+		}
+	}
+	return p
 }
 
 func (s *Session) emitToolCompleted(t *turn, call provider.ToolCall, res tools.Result) error {
