@@ -25,6 +25,7 @@ var (
 		"scv/queue/snapshot", "scv/queue/enqueued", "scv/queue/updated", "scv/queue/moved",
 		"scv/queue/removed", "scv/queue/dequeued", "scv/session/paused", "scv/session/cleared",
 		"scv/session/closed", "scv/session/renamed", "scv/session/restored", "scv/mcp/status", "scv/session/lagged", "scv/session/gap",
+		"scv/turn/steered", "scv/session/configured",
 	}
 )
 

@@ -71,6 +71,8 @@ const (
 	EvSessionRenamed     = "scv/session/renamed"
 	EvSessionRestored    = "scv/session/restored"
 	EvMcpStatus          = "scv/mcp/status"
+	EvTurnSteered        = "scv/turn/steered"
+	EvSessionConfigured  = "scv/session/configured"
 	// Per-connection notifications: no seq of their own, never replayed.
 	EvSessionLagged = "scv/session/lagged"
 	EvSessionGap    = "scv/session/gap"
@@ -83,7 +85,8 @@ var Notifications = []string{
 	EvToolCompleted, EvApprovalRequested, EvApprovalResolved, EvContextCompacted,
 	EvTurnCompleted, EvTurnCancelled, EvTurnFailed, EvQueueSnapshot, EvQueueEnqueued,
 	EvQueueUpdated, EvQueueMoved, EvQueueRemoved, EvQueueDequeued, EvSessionPaused,
-	EvSessionCleared, EvSessionClosed, EvSessionRenamed, EvSessionRestored, EvMcpStatus, EvSessionLagged, EvSessionGap,
+	EvSessionCleared, EvSessionClosed, EvSessionRenamed, EvSessionRestored, EvMcpStatus,
+	EvTurnSteered, EvSessionConfigured, EvSessionLagged, EvSessionGap,
 }
 
 // IsTerminal reports whether a notification ends a turn.
