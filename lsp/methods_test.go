@@ -17,6 +17,7 @@ var (
 		"scv/session/delete", "scv/session/fork", "scv/turn/start",
 		"scv/turn/cancel", "scv/queue/list", "scv/queue/update", "scv/queue/move",
 		"scv/queue/remove", "scv/approval/resolve", "scv/daemon/status", "scv/mcp/list",
+		"scv/turn/steer", "scv/session/configure", "scv/model/list",
 	}
 	specNotifications = []string{
 		"scv/turn/started", "scv/assistant/delta", "scv/assistant/completed", "scv/tool/proposed",

@@ -14,25 +14,28 @@ const Namespace = "scv/"
 
 // Requests a client sends.
 const (
-	MethodSessionStart    = "scv/session/start"
-	MethodSessionAttach   = "scv/session/attach"
-	MethodSessionDetach   = "scv/session/detach"
-	MethodSessionList     = "scv/session/list"
-	MethodSessionClose    = "scv/session/close"
-	MethodSessionClear    = "scv/session/clear"
-	MethodSessionPause    = "scv/session/pause"
-	MethodSessionRename   = "scv/session/rename"
-	MethodSessionDelete   = "scv/session/delete"
-	MethodSessionFork     = "scv/session/fork"
-	MethodTurnStart       = "scv/turn/start"
-	MethodTurnCancel      = "scv/turn/cancel"
-	MethodQueueList       = "scv/queue/list"
-	MethodQueueUpdate     = "scv/queue/update"
-	MethodQueueMove       = "scv/queue/move"
-	MethodQueueRemove     = "scv/queue/remove"
-	MethodApprovalResolve = "scv/approval/resolve"
-	MethodDaemonStatus    = "scv/daemon/status"
-	MethodMcpList         = "scv/mcp/list"
+	MethodSessionStart     = "scv/session/start"
+	MethodSessionAttach    = "scv/session/attach"
+	MethodSessionDetach    = "scv/session/detach"
+	MethodSessionList      = "scv/session/list"
+	MethodSessionClose     = "scv/session/close"
+	MethodSessionClear     = "scv/session/clear"
+	MethodSessionPause     = "scv/session/pause"
+	MethodSessionRename    = "scv/session/rename"
+	MethodSessionDelete    = "scv/session/delete"
+	MethodSessionFork      = "scv/session/fork"
+	MethodTurnStart        = "scv/turn/start"
+	MethodTurnCancel       = "scv/turn/cancel"
+	MethodQueueList        = "scv/queue/list"
+	MethodQueueUpdate      = "scv/queue/update"
+	MethodQueueMove        = "scv/queue/move"
+	MethodQueueRemove      = "scv/queue/remove"
+	MethodApprovalResolve  = "scv/approval/resolve"
+	MethodDaemonStatus     = "scv/daemon/status"
+	MethodMcpList          = "scv/mcp/list"
+	MethodTurnSteer        = "scv/turn/steer"
+	MethodSessionConfigure = "scv/session/configure"
+	MethodModelList        = "scv/model/list"
 )
 
 // Methods lists every request above; initialize advertises exactly these
@@ -42,7 +45,7 @@ var Methods = []string{
 	MethodSessionClose, MethodSessionClear, MethodSessionPause, MethodSessionRename,
 	MethodSessionDelete, MethodSessionFork, MethodTurnStart, MethodTurnCancel,
 	MethodQueueList, MethodQueueUpdate, MethodQueueMove, MethodQueueRemove, MethodApprovalResolve,
-	MethodDaemonStatus, MethodMcpList,
+	MethodDaemonStatus, MethodMcpList, MethodTurnSteer, MethodSessionConfigure, MethodModelList,
 }
 
 // Notifications the server sends.

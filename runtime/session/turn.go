@@ -24,6 +24,7 @@ type turn struct {
 	steps       int
 	tools       *tools.Registry // the tools of the current model step
 	usage       provider.Usage
+	steers      steers // guarded by the session's mutex
 }
 
 // TurnStart is the answer to scv/turn/start: a started turn or a queued entry.
