@@ -69,6 +69,10 @@ func methodOf(p session.Payload) string {
 		return schema.EvSessionRestored
 	case session.McpStatus:
 		return schema.EvMcpStatus
+	case session.TurnSteered:
+		return schema.EvTurnSteered
+	case session.SessionConfigured:
+		return schema.EvSessionConfigured
 	}
 	panic(fmt.Sprintf("lsp: no notification for a %T event", p))
 }

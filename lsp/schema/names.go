@@ -14,26 +14,29 @@ const Namespace = "scv/"
 
 // Requests a client sends.
 const (
-	MethodSessionStart    = "scv/session/start"
-	MethodSessionAttach   = "scv/session/attach"
-	MethodSessionDetach   = "scv/session/detach"
-	MethodSessionList     = "scv/session/list"
-	MethodSessionClose    = "scv/session/close"
-	MethodSessionClear    = "scv/session/clear"
-	MethodSessionPause    = "scv/session/pause"
-	MethodSessionRename   = "scv/session/rename"
-	MethodSessionDelete   = "scv/session/delete"
-	MethodSessionFork     = "scv/session/fork"
-	MethodTurnStart       = "scv/turn/start"
-	MethodTurnCancel      = "scv/turn/cancel"
-	MethodQueueList       = "scv/queue/list"
-	MethodQueueUpdate     = "scv/queue/update"
-	MethodQueueMove       = "scv/queue/move"
-	MethodQueueRemove     = "scv/queue/remove"
-	MethodApprovalResolve = "scv/approval/resolve"
-	MethodDaemonStatus    = "scv/daemon/status"
-	MethodMcpList         = "scv/mcp/list"
-	MethodSkillList       = "scv/skill/list"
+	MethodSessionStart     = "scv/session/start"
+	MethodSessionAttach    = "scv/session/attach"
+	MethodSessionDetach    = "scv/session/detach"
+	MethodSessionList      = "scv/session/list"
+	MethodSessionClose     = "scv/session/close"
+	MethodSessionClear     = "scv/session/clear"
+	MethodSessionPause     = "scv/session/pause"
+	MethodSessionRename    = "scv/session/rename"
+	MethodSessionDelete    = "scv/session/delete"
+	MethodSessionFork      = "scv/session/fork"
+	MethodTurnStart        = "scv/turn/start"
+	MethodTurnCancel       = "scv/turn/cancel"
+	MethodQueueList        = "scv/queue/list"
+	MethodQueueUpdate      = "scv/queue/update"
+	MethodQueueMove        = "scv/queue/move"
+	MethodQueueRemove      = "scv/queue/remove"
+	MethodApprovalResolve  = "scv/approval/resolve"
+	MethodDaemonStatus     = "scv/daemon/status"
+	MethodMcpList          = "scv/mcp/list"
+	MethodTurnSteer        = "scv/turn/steer"
+	MethodSessionConfigure = "scv/session/configure"
+	MethodModelList        = "scv/model/list"
+	MethodSkillList        = "scv/skill/list"
 )
 
 // Methods lists every request above; initialize advertises exactly these
@@ -43,7 +46,7 @@ var Methods = []string{
 	MethodSessionClose, MethodSessionClear, MethodSessionPause, MethodSessionRename,
 	MethodSessionDelete, MethodSessionFork, MethodTurnStart, MethodTurnCancel,
 	MethodQueueList, MethodQueueUpdate, MethodQueueMove, MethodQueueRemove, MethodApprovalResolve,
-	MethodDaemonStatus, MethodMcpList, MethodSkillList,
+	MethodDaemonStatus, MethodMcpList, MethodTurnSteer, MethodSessionConfigure, MethodModelList, MethodSkillList,
 }
 
 // Notifications the server sends.
@@ -72,6 +75,8 @@ const (
 	EvSessionRenamed     = "scv/session/renamed"
 	EvSessionRestored    = "scv/session/restored"
 	EvMcpStatus          = "scv/mcp/status"
+	EvTurnSteered        = "scv/turn/steered"
+	EvSessionConfigured  = "scv/session/configured"
 	// Per-connection notifications: no seq of their own, never replayed.
 	EvSessionLagged = "scv/session/lagged"
 	EvSessionGap    = "scv/session/gap"
@@ -84,7 +89,8 @@ var Notifications = []string{
 	EvToolCompleted, EvApprovalRequested, EvApprovalResolved, EvContextCompacted,
 	EvTurnCompleted, EvTurnCancelled, EvTurnFailed, EvQueueSnapshot, EvQueueEnqueued,
 	EvQueueUpdated, EvQueueMoved, EvQueueRemoved, EvQueueDequeued, EvSessionPaused,
-	EvSessionCleared, EvSessionClosed, EvSessionRenamed, EvSessionRestored, EvMcpStatus, EvSessionLagged, EvSessionGap,
+	EvSessionCleared, EvSessionClosed, EvSessionRenamed, EvSessionRestored, EvMcpStatus,
+	EvTurnSteered, EvSessionConfigured, EvSessionLagged, EvSessionGap,
 }
 
 // IsTerminal reports whether a notification ends a turn.

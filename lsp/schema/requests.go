@@ -112,6 +112,31 @@ type TurnCancelParams struct {
 	TurnID    string `json:"turnId"`
 }
 
+// TurnSteerParams is the params of scv/turn/steer.
+type TurnSteerParams struct {
+	SessionID string  `json:"sessionId"`
+	TurnID    string  `json:"turnId"`
+	Prompt    *string `json:"prompt"`
+}
+
+// SessionConfigureParams is the params of scv/session/configure; an
+// absent member keeps the session's current value.
+type SessionConfigureParams struct {
+	SessionID      string `json:"sessionId"`
+	Model          string `json:"model,omitempty"`
+	ApprovalPolicy string `json:"approvalPolicy,omitempty"`
+}
+
+// SessionConfigureResult is the result of scv/session/configure: the
+// values in force.
+type SessionConfigureResult = session.Configuration
+
+// Models as scv/model/list reports them.
+type (
+	ModelListResult = session.ModelList
+	ModelInfo       = session.ModelInfo
+)
+
 // QueueEditParams is the params of scv/queue/update, move and remove:
 // Prompt is for update, BeforeQueueID for move.
 type QueueEditParams struct {

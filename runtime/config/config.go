@@ -20,9 +20,13 @@ type Config struct {
 
 // Provider selects and reaches the model.
 type Provider struct {
-	Kind           string            `toml:"kind"` // "openai" or "replay"
-	BaseURL        string            `toml:"base_url"`
-	Model          string            `toml:"model"`
+	Kind    string `toml:"kind"` // "openai" or "replay"
+	BaseURL string `toml:"base_url"`
+	Model   string `toml:"model"`
+	// Models are more model ids offered by scv/model/list (a model
+	// picker) besides Model; the provider's own list is added when it
+	// answers.
+	Models         []string          `toml:"models"`
 	APIKey         string            `toml:"api_key"`
 	APIKeyEnv      string            `toml:"api_key_env"`
 	Headers        map[string]string `toml:"headers"`

@@ -73,6 +73,7 @@ func Defaults() Config {
 			Kind:           DefaultProviderKind,
 			BaseURL:        DefaultBaseURL,
 			Model:          DefaultModel,
+			Models:         []string{},
 			APIKeyEnv:      DefaultAPIKeyEnv,
 			TimeoutSeconds: DefaultProviderTimeoutSeconds,
 			MaxRetries:     DefaultMaxRetries,

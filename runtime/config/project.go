@@ -123,3 +123,29 @@ func fieldAt(v reflect.Value, key toml.Key) (reflect.Value, bool) {
 	}
 	return v, true
 }
+
+// ProjectPolicy returns the approval policy the project file of cwd sets,
+// with that file's path; both are empty when it sets none. home is scv's
+// home ("" for Home()).
+func ProjectPolicy(home, cwd string) (policy, file string, err error) {
+	cfg, src, err := Load(LoadOptions{Home: home, Cwd: cwd})
+	if err != nil {
+		return "", "", err
+	}
+	if src.ProjectFileFound && src.Origin("agent.approval_policy") == src.ProjectFile {
+		return cfg.Agent.ApprovalPolicy, src.ProjectFile, nil
+	}
+	return "", "", nil
+}
+
+// CheckLivePolicy holds a policy chosen for a running session to the
+// project file's rule: a repository may only make approvals stricter, so
+// a switch below the policy its file sets is refused, naming the key and
+// the file. projectPolicy "" (the project sets none) allows any policy.
+func CheckLivePolicy(policy, projectPolicy, projectFile string) error {
+	if projectPolicy == "" || AtLeastAsStrict(policy, projectPolicy) {
+		return nil
+	}
+	return fmt.Errorf("approval policy %q is looser than agent.approval_policy = %q in the project file %s: a repository may only make approvals stricter; change that file to allow it",
+		policy, projectPolicy, projectFile)
+}

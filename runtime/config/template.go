@@ -58,6 +58,7 @@ func Template() string {
 	kv("Which API to talk to: \"openai\" (any OpenAI-compatible endpoint) or \"replay\".", "kind", d.Provider.Kind)
 	kv("Endpoint of the OpenAI-compatible API; a localhost URL needs no key.", "base_url", d.Provider.BaseURL)
 	kv("Model name sent with every request.", "model", d.Provider.Model)
+	kv("More model ids a model picker offers besides model (the endpoint's own /models list is added when it answers).", "models", []string{})
 	kv("Name of the environment variable holding the API key (the name, not the key).", "api_key_env", d.Provider.APIKeyEnv)
 	kv("The API key itself; prefer api_key_env, and keep this file mode 600 if you use it.", "api_key", d.Provider.APIKey)
 	kv("Extra HTTP headers sent with every request, e.g. { \"OpenAI-Organization\" = \"org-...\" }.", "headers", map[string]string{})

@@ -62,6 +62,11 @@ func (c Config) validate(origin func(string) string) error {
 			bad("provider.base_url", "must be an http:// or https:// URL with a host, such as %q", DefaultBaseURL)
 		}
 	}
+	for _, m := range p.Models {
+		if strings.TrimSpace(m) == "" || strings.TrimSpace(m) != m {
+			bad("provider.models", "%q is not a model id", m)
+		}
+	}
 	if p.APIKeyEnv != "" && !isEnvName(p.APIKeyEnv) {
 		bad("provider.api_key_env", "must be the name of an environment variable (letters, digits, _), not the key itself")
 	}

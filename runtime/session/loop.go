@@ -26,11 +26,15 @@ func (s *Session) runTurn(t *turn) outcome {
 			return outcome{err: errMaxSteps}
 		}
 		t.steps++
+		if err := s.applySteers(t); err != nil {
+			return outcome{err: err}
+		}
 		if err := s.compact(t); err != nil {
 			return outcome{err: err}
 		}
 		t.tools = s.stepTools(t.ctx)
-		req := provider.Request{Model: s.model, Messages: s.requestMessages(), Tools: toolSpecs(t.tools), Limits: ResponseLimits(s.cfg)}
+		req := s.nextRequest()
+		req.Messages, req.Tools = s.requestMessages(), toolSpecs(t.tools)
 		resp, err := s.provider.Stream(t.ctx, req, func(delta string) error {
 			return s.emitTurn(AssistantDelta{t.id, delta})
 		})
@@ -56,7 +60,10 @@ func (s *Session) runTurn(t *turn) outcome {
 		}
 		s.appendHistory(provider.Message{Role: provider.RoleAssistant, Content: content, ToolCalls: resp.ToolCalls})
 		if len(resp.ToolCalls) == 0 {
-			return outcome{}
+			if s.finishUnlessSteered(t) {
+				return outcome{}
+			}
+			continue
 		}
 		if err := s.runCalls(t, resp.ToolCalls); err != nil {
 			return outcome{err: err}

@@ -49,6 +49,8 @@ type Manager struct {
 	// stored session load it once.
 	loading  sync.Mutex
 	mcpStops mcpStops
+	// models caches each provider endpoint's model list for every session.
+	models *provider.ModelCache
 }
 
 // NewManager returns an empty Manager.
@@ -62,7 +64,7 @@ func NewManager(opts Options) *Manager {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	return &Manager{opts: opts, sessions: map[string]*Session{}}
+	return &Manager{opts: opts, sessions: map[string]*Session{}, models: provider.NewModelCache(opts.Now)}
 }
 
 // StartParams are the parameters of scv/session/start.
@@ -189,23 +191,26 @@ func (m *Manager) build(id string, createdAt time.Time, cwd string, cfg config.C
 	limits.MaxServerFrameBytes = cfg.Protocol.MaxServerFrameBytes
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Session{
-		id:              id,
-		cwd:             ws.Root(),
-		model:           cfg.Provider.Model,
-		createdAt:       createdAt,
-		now:             m.opts.Now,
-		cfg:             cfg,
-		limits:          limits,
-		provider:        prov,
-		registry:        registry,
-		workspace:       ws,
-		system:          sys.Text,
-		skills:          sys.Skills,
-		log:             m.opts.Log,
-		ctx:             ctx,
-		cancel:          cancel,
-		subs:            map[Subscriber]struct{}{},
-		sessionApproved: map[string]bool{},
+		id:               id,
+		cwd:              ws.Root(),
+		home:             m.opts.Home,
+		model:            cfg.Provider.Model,
+		configuredModels: cfg.Provider.Models,
+		modelCache:       m.models,
+		createdAt:        createdAt,
+		now:              m.opts.Now,
+		cfg:              cfg,
+		limits:           limits,
+		provider:         prov,
+		registry:         registry,
+		workspace:        ws,
+		system:           sys.Text,
+		skills:           sys.Skills,
+		log:              m.opts.Log,
+		ctx:              ctx,
+		cancel:           cancel,
+		subs:             map[Subscriber]struct{}{},
+		sessionApproved:  map[string]bool{},
 	}
 	if cfg.Provider.Kind == "replay" {
 		s.model = "replay"

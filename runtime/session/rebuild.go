@@ -22,6 +22,9 @@ type rebuilt struct {
 	running string
 	turns   int
 	title   string
+	// configured is the last scv/session/configure's values; nil when
+	// the session kept those it was created with.
+	configured *SessionConfigured
 	// seq is where the session resumes: the last record's seq or the
 	// last reservation, whichever is higher. reserved is the reservation.
 	seq, reserved uint64
@@ -113,6 +116,8 @@ func (r *rebuilt) apply(p Payload, names map[string]string) {
 		r.title = e.Title
 	case SessionRestored:
 		r.paused = r.paused || e.Paused
+	case SessionConfigured:
+		r.configured = &e
 	}
 }
 

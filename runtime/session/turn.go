@@ -24,6 +24,7 @@ type turn struct {
 	steps       int
 	tools       *tools.Registry // the tools of the current model step
 	usage       provider.Usage
+	steers      steers // guarded by the session's mutex
 	// files is the file access of the window whose prompt started the
 	// turn (nil: the session's, see SetFileAccess).
 	files tools.FileAccess

@@ -57,6 +57,8 @@ M.notifications = {
   "scv/mcp/status",
   "scv/session/lagged",
   "scv/session/gap",
+  "scv/turn/steered",
+  "scv/session/configured",
 }
 
 -- scv/session/attach's `replay` value that asks for the whole transcript

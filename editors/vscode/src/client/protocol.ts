@@ -53,6 +53,8 @@ export const Notifications = {
   mcpStatus: "scv/mcp/status",
   sessionLagged: "scv/session/lagged",
   sessionGap: "scv/session/gap",
+  turnSteered: "scv/turn/steered",
+  sessionConfigured: "scv/session/configured",
 } as const;
 
 export type NotificationMethod = (typeof Notifications)[keyof typeof Notifications];
@@ -211,6 +213,8 @@ export interface SessionRestored extends EventBase {
 }
 export interface SessionRenamed extends EventBase { title: string }
 export interface McpStatus extends EventBase { name: string; state: McpState; error?: string }
+export interface TurnSteered extends EventBase { turnId: string; prompt: string }
+export interface SessionConfigured extends EventBase { model: string; approvalPolicy: string }
 
 /** Maps each notification method to its params, so one handler can be typed per method. */
 export interface NotificationParams {
@@ -240,6 +244,8 @@ export interface NotificationParams {
   "scv/mcp/status": McpStatus;
   "scv/session/lagged": SessionLagged;
   "scv/session/gap": SessionGap;
+  "scv/turn/steered": TurnSteered;
+  "scv/session/configured": SessionConfigured;
 }
 
 /** One server notification as it came off the wire. */
