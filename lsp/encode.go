@@ -73,6 +73,14 @@ func methodOf(p session.Payload) string {
 		return schema.EvTurnSteered
 	case session.SessionConfigured:
 		return schema.EvSessionConfigured
+	case session.AssistantReasoning:
+		return schema.EvAssistantReasoning
+	case session.ToolOutput:
+		return schema.EvToolOutput
+	case session.PlanUpdated:
+		return schema.EvPlanUpdated
+	case session.SessionUsage:
+		return schema.EvSessionUsage
 	}
 	panic(fmt.Sprintf("lsp: no notification for a %T event", p))
 }

@@ -27,6 +27,7 @@ var (
 		"scv/queue/removed", "scv/queue/dequeued", "scv/session/paused", "scv/session/cleared",
 		"scv/session/closed", "scv/session/renamed", "scv/session/restored", "scv/mcp/status", "scv/session/lagged", "scv/session/gap",
 		"scv/turn/steered", "scv/session/configured",
+		"scv/assistant/reasoning", "scv/tool/output", "scv/plan/updated", "scv/session/usage",
 	}
 )
 

@@ -34,6 +34,11 @@ type Reply struct {
 	// Headers are added to the response.
 	Headers map[string]string
 
+	// Reasoning is streamed first, as reasoning deltas, one event each,
+	// named reasoning_content (DeepSeek, vLLM) or, with ReasoningField
+	// "reasoning", as Ollama and OpenRouter name it.
+	Reasoning      []string
+	ReasoningField string
 	// Chunks are streamed as content deltas, one event each.
 	Chunks []string
 	// CloseAfterChunks > 0 hijacks and closes the connection after that

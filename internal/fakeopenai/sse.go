@@ -26,9 +26,13 @@ type choice struct {
 }
 
 type delta struct {
-	Role      string          `json:"role,omitempty"`
-	Content   string          `json:"content,omitempty"`
-	ToolCalls []toolCallDelta `json:"tool_calls,omitempty"`
+	Role    string `json:"role,omitempty"`
+	Content string `json:"content,omitempty"`
+	// ReasoningContent and Reasoning are the two names servers give the
+	// reasoning text.
+	ReasoningContent string          `json:"reasoning_content,omitempty"`
+	Reasoning        string          `json:"reasoning,omitempty"`
+	ToolCalls        []toolCallDelta `json:"tool_calls,omitempty"`
 }
 
 type toolCallDelta struct {
@@ -106,6 +110,13 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, reply Reply, mod
 	}
 
 	ev.delta(delta{Role: "assistant"})
+	for _, text := range reply.Reasoning {
+		if reply.ReasoningField == "reasoning" {
+			ev.delta(delta{Reasoning: text})
+		} else {
+			ev.delta(delta{ReasoningContent: text})
+		}
+	}
 	for i, text := range reply.Chunks {
 		if reply.CloseAfterChunks > 0 && i == reply.CloseAfterChunks {
 			break

@@ -104,6 +104,22 @@ type (
 		EventHeader
 		session.SessionConfigured
 	}
+	AssistantReasoningParams struct {
+		EventHeader
+		session.AssistantReasoning
+	}
+	ToolOutputParams struct {
+		EventHeader
+		session.ToolOutput
+	}
+	PlanUpdatedParams struct {
+		EventHeader
+		session.PlanUpdated
+	}
+	SessionUsageParams struct {
+		EventHeader
+		session.SessionUsage
+	}
 )
 
 // SessionLaggedParams is the params of scv/session/lagged: this

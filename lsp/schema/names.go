@@ -77,6 +77,11 @@ const (
 	EvMcpStatus          = "scv/mcp/status"
 	EvTurnSteered        = "scv/turn/steered"
 	EvSessionConfigured  = "scv/session/configured"
+	// Issue 12: reasoning, live tool output, plan and usage.
+	EvAssistantReasoning = "scv/assistant/reasoning"
+	EvToolOutput         = "scv/tool/output"
+	EvPlanUpdated        = "scv/plan/updated"
+	EvSessionUsage       = "scv/session/usage"
 	// Per-connection notifications: no seq of their own, never replayed.
 	EvSessionLagged = "scv/session/lagged"
 	EvSessionGap    = "scv/session/gap"
@@ -90,7 +95,8 @@ var Notifications = []string{
 	EvTurnCompleted, EvTurnCancelled, EvTurnFailed, EvQueueSnapshot, EvQueueEnqueued,
 	EvQueueUpdated, EvQueueMoved, EvQueueRemoved, EvQueueDequeued, EvSessionPaused,
 	EvSessionCleared, EvSessionClosed, EvSessionRenamed, EvSessionRestored, EvMcpStatus,
-	EvTurnSteered, EvSessionConfigured, EvSessionLagged, EvSessionGap,
+	EvTurnSteered, EvSessionConfigured, EvAssistantReasoning, EvToolOutput, EvPlanUpdated, EvSessionUsage,
+	EvSessionLagged, EvSessionGap,
 }
 
 // IsTerminal reports whether a notification ends a turn.

@@ -26,6 +26,9 @@ type Options struct {
 	// SkillsEnabled lists skills; callers pass false when the session has no
 	// tools, since read_skill could not be called.
 	SkillsEnabled bool
+	// PlanTool tells the model when to use the update_plan tool; callers
+	// pass true when the session offers it.
+	PlanTool bool
 	// Home is scv's home directory, holding the user's skills/.
 	Home string
 	// MaxBytes bounds the whole prompt, which is sent with every request:
@@ -38,6 +41,11 @@ type Options struct {
 // ErrOverBudget is wrapped by Build's error when the prompt does not fit
 // Options.MaxBytes even without AGENTS.md.
 var ErrOverBudget = errors.New("the system prompt does not fit its budget")
+
+// planGuidance tells the model when to keep a plan with update_plan.
+const planGuidance = "\nFor a task that takes several steps (say three or more, or several files), call update_plan " +
+	"first with the steps you intend, then again whenever a step starts or is done, so the user can follow your progress. " +
+	"Skip it for a simple question or a one-step change.\n"
 
 // agentsFraming bounds what agentsSection adds around AGENTS.md's text
 // (heading, final newline, truncation marker).
@@ -80,6 +88,9 @@ func Build(opts Options) (System, error) {
 		head.WriteString("\n\n")
 	}
 	fmt.Fprintf(&head, "Working directory: %s\n", opts.Workspace)
+	if opts.PlanTool {
+		head.WriteString(planGuidance)
+	}
 
 	var skills string
 	if opts.SkillsEnabled {

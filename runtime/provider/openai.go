@@ -156,7 +156,7 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, onDelta func(string) e
 	}
 
 	for attempt := 0; ; attempt++ {
-		resp, res := p.attempt(ctx, creq, req.Limits, onDelta)
+		resp, res := p.attempt(ctx, creq, req.Limits, onDelta, req.OnReasoning)
 		if res.err == nil {
 			return resp, nil
 		}

@@ -29,7 +29,7 @@ type attemptResult struct {
 
 // attempt performs one HTTP request and reads its stream to the end, or
 // until the response would exceed limits.
-func (p *OpenAI) attempt(parent context.Context, creq openai.ChatCompletionRequest, limits Limits, onDelta func(string) error) (Response, attemptResult) {
+func (p *OpenAI) attempt(parent context.Context, creq openai.ChatCompletionRequest, limits Limits, onDelta, onReasoning func(string) error) (Response, attemptResult) {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	total := time.AfterFunc(p.timeout, func() { cancel(errAttemptTimeout) })
@@ -52,18 +52,20 @@ func (p *OpenAI) attempt(parent context.Context, creq openai.ChatCompletionReque
 	defer stream.Close()
 
 	var (
-		content strings.Builder
-		spent   = newBudget(limits)
-		acc     = toolAccumulator{budget: spent}
-		resp    Response
+		content   strings.Builder
+		reasoning strings.Builder
+		spent     = newBudget(limits)
+		acc       = toolAccumulator{budget: spent}
+		resp      Response
 	)
 	partial := func() Response {
 		resp.Content = content.String()
+		resp.Reasoning = reasoning.String()
 		resp.ToolCalls = acc.calls()
 		return resp
 	}
 	for {
-		chunk, err := stream.Recv()
+		chunk, err := recvChunk(stream)
 		if errors.Is(err, io.EOF) {
 			if !st.sawDone {
 				// The body ended cleanly but without its terminator: the
@@ -84,6 +86,19 @@ func (p *OpenAI) attempt(parent context.Context, creq openai.ChatCompletionReque
 			}
 			if choice.FinishReason != "" {
 				resp.FinishReason = string(choice.FinishReason)
+			}
+			if text := choice.Delta.reasoning(); text != "" {
+				if err := spent.spend(len(text)); err != nil {
+					return fail(partial(), err)
+				}
+				reasoning.WriteString(text)
+				if onReasoning != nil {
+					res.delivered = true
+					if err := onReasoning(text); err != nil {
+						res.callbackErr = true
+						return fail(partial(), err)
+					}
+				}
 			}
 			for _, text := range [2]string{choice.Delta.Content, choice.Delta.Refusal} {
 				if text == "" {

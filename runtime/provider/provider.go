@@ -46,6 +46,11 @@ type Request struct {
 	Messages []Message
 	Tools    []ToolSpec
 	Limits   Limits // bounds the assembled Response
+	// OnReasoning receives the reasoning text a model streams beside its
+	// answer (reasoning_content or reasoning), in order; nil drops it. An
+	// error it returns aborts the stream like one from onDelta. Reasoning
+	// counts against Limits but is not part of the Response's Content.
+	OnReasoning func(text string) error
 }
 
 // Usage counts tokens as the provider reported them.
@@ -56,7 +61,9 @@ type Usage struct {
 
 // Response is the assembled result of one streamed completion.
 type Response struct {
-	Content      string
+	Content string
+	// Reasoning is the reasoning text OnReasoning received.
+	Reasoning    string
 	ToolCalls    []ToolCall
 	Usage        Usage
 	FinishReason string

@@ -1,8 +1,11 @@
 package session
 
 import (
+	"time"
+
 	"scv/runtime/config"
 	"scv/runtime/provider"
+	"scv/runtime/tools"
 )
 
 // Protocol limits that are part of the contract rather than configuration.
@@ -46,6 +49,12 @@ type Limits struct {
 	MaxResponseBytes int `json:"maxResponseBytes"`
 	MaxToolCallBytes int `json:"maxToolCallBytes"`
 	MaxToolCalls     int `json:"maxToolCalls"`
+	// ToolOutputIntervalMs is the shortest time between two
+	// scv/tool/output chunks of one call (tools.OutputInterval).
+	ToolOutputIntervalMs int `json:"toolOutputIntervalMs"`
+	// ToolOutputChunkBytes bounds one scv/tool/output chunk
+	// (tools.MaxOutputChunkBytes).
+	ToolOutputChunkBytes int `json:"toolOutputChunkBytes"`
 }
 
 // ResponseLimits are the bounds of one model response that cfg sets.
@@ -53,11 +62,14 @@ func ResponseLimits(cfg config.Config) provider.Limits {
 	return provider.Limits{MaxResponseBytes: cfg.Provider.MaxResponseBytes, MaxToolCallBytes: cfg.Provider.MaxToolCallBytes}
 }
 
-// WithResponse returns l advertising the response bounds r.
+// WithResponse returns l advertising the response bounds r (and the
+// fixed bounds of live tool output, so every Limits built carries them).
 func (l Limits) WithResponse(r provider.Limits) Limits {
 	r = r.WithDefaults()
 	l.MaxResponseBytes = r.MaxResponseBytes
 	l.MaxToolCallBytes = r.MaxToolCallBytes
 	l.MaxToolCalls = provider.MaxToolCalls
+	l.ToolOutputIntervalMs = int(tools.OutputInterval / time.Millisecond)
+	l.ToolOutputChunkBytes = tools.MaxOutputChunkBytes
 	return l
 }

@@ -34,12 +34,11 @@ func (s *Session) runTurn(t *turn) outcome {
 		}
 		t.tools = s.stepTools(t.ctx)
 		req := s.nextRequest()
-		req.Messages, req.Tools = s.requestMessages(), toolSpecs(t.tools)
+		req.Messages, req.Tools, req.OnReasoning = s.requestMessages(), toolSpecs(t.tools), s.reasoningSink(t)
 		resp, err := s.provider.Stream(t.ctx, req, func(delta string) error {
 			return s.emitTurn(AssistantDelta{t.id, delta})
 		})
-		t.usage.InputTokens += resp.Usage.InputTokens
-		t.usage.OutputTokens += resp.Usage.OutputTokens
+		s.reportUsage(t, req, resp.Usage)
 		content := resp.Content // the streamed text, also when the stream failed
 		if err != nil {
 			if content != "" {
@@ -127,7 +126,7 @@ func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
 	if err := s.emitTurn(ToolStarted{t.id, call.ID, call.Name}); err != nil {
 		return "", err
 	}
-	res := tool.Run(tools.WithFileAccess(t.ctx, s.fileAccessFor(t)), args)
+	res := tool.Run(s.toolContext(t, call), args)
 	if t.ctx.Err() != nil {
 		_ = s.emitToolCompleted(t, call, res)
 		return "", context.Canceled

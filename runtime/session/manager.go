@@ -163,6 +163,7 @@ func (m *Manager) build(id string, createdAt time.Time, cwd string, cfg config.C
 		Configured:    cfg.Agent.SystemPrompt,
 		MaxReadBytes:  cfg.Tools.MaxReadBytes,
 		SkillsEnabled: cfg.Skills.Enabled && cfg.Tools.Enabled, // read_skill is a tool
+		PlanTool:      cfg.Tools.Enabled,
 		Home:          m.opts.Home,
 		MaxBytes:      systemPromptBytes(cfg.Context.MaxTokens),
 	})
@@ -185,6 +186,7 @@ func (m *Manager) build(id string, createdAt time.Time, cwd string, cfg config.C
 		if len(sys.Skills) > 0 {
 			all = append(all, prompt.NewReadSkillTool(sys.Skills, cfg.Tools.MaxReadBytes))
 		}
+		all = append(all, planTool{})
 		registry = tools.NewRegistry(all...)
 	}
 	limits := m.opts.Limits.WithResponse(ResponseLimits(cfg))

@@ -147,6 +147,9 @@ type trustedTool interface{ Trusted() bool }
 // never, on-risk and auto, and are still asked under always, which asks
 // before every call.
 func gateForTool(policy string, tool tools.Tool) gateOutcome {
+	if _, ok := tool.(planTool); ok {
+		return gateRun // changes nothing outside the session
+	}
 	if t, ok := tool.(trustedTool); ok && t.Trusted() {
 		return config.PolicyGate(policy, true)
 	}

@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,6 +30,9 @@ type disk struct {
 	syncs     sync.WaitGroup
 	// dirty: records were appended since the last sync.
 	dirty bool
+	// reasoning is the reasoning streamed since the last record; the next
+	// record carries it (recordExtras.Reasoning).
+	reasoning []pendingReasoning
 	// loaded is the transcript decoded at load, kept for the first full
 	// replay (see keepLoadedLocked).
 	loaded *loadedTranscript
@@ -60,7 +64,10 @@ func (s *Session) persistLocked(ev Event, data []byte) {
 	if ev.Seq > d.reserved.Load() {
 		reserve = ev.Seq - 1 + SeqReserveBlock
 	}
-	if _, delta := ev.Payload.(AssistantDelta); delta && reserve == 0 {
+	if r, ok := ev.Payload.(AssistantReasoning); ok {
+		d.addReasoning(r, ev.Seq)
+	}
+	if isDelta(ev.Payload) && reserve == 0 {
 		s.reserveAheadLocked(ev.Seq)
 		return // the hot path: deltas are not stored
 	}
@@ -81,7 +88,7 @@ func (s *Session) persistLocked(ev Event, data []byte) {
 		if reserve == 0 && kind.sync && ev.Seq+SeqReserveBlock/2 > d.reserved.Load() {
 			reserve = ev.Seq - 1 + SeqReserveBlock // this sync carries it for free
 		}
-		x := recordExtras{History: d.pending, SeqReserve: reserve}
+		x := recordExtras{History: d.pending, SeqReserve: reserve, Reasoning: d.takeReasoning()}
 		if q, ok := ev.Payload.(QueueEnqueued); ok && (q.Entry.attachments.text != "" || len(q.Entry.attachments.refs) > 0) {
 			x.Attachments = &storedAttachments{Text: q.Entry.attachments.text, Context: q.Entry.attachments.refs}
 		}
@@ -106,6 +113,47 @@ func (s *Session) persistLocked(ev Event, data []byte) {
 	if reserve != 0 && reserve > d.reserved.Load() {
 		d.reserved.Store(reserve)
 	}
+}
+
+// isDelta reports the streamed events, which are not stored one by one.
+func isDelta(p Payload) bool {
+	switch p.(type) {
+	case AssistantDelta, AssistantReasoning:
+		return true
+	}
+	return false
+}
+
+// pendingReasoning is a run of one turn's reasoning deltas not stored yet.
+type pendingReasoning struct {
+	turnID string
+	text   *strings.Builder
+	seq    uint64 // the last delta's
+}
+
+// addReasoning joins a reasoning delta to the run the next record stores.
+func (d *disk) addReasoning(r AssistantReasoning, seq uint64) {
+	n := len(d.reasoning)
+	if n == 0 || d.reasoning[n-1].turnID != r.TurnID {
+		d.reasoning = append(d.reasoning, pendingReasoning{turnID: r.TurnID, text: &strings.Builder{}})
+		n++
+	}
+	run := &d.reasoning[n-1]
+	run.text.WriteString(r.Content)
+	run.seq = seq
+}
+
+// takeReasoning returns the pending runs for a record and forgets them.
+func (d *disk) takeReasoning() []storedReasoning {
+	if len(d.reasoning) == 0 {
+		return nil
+	}
+	out := make([]storedReasoning, len(d.reasoning))
+	for i, r := range d.reasoning {
+		out[i] = storedReasoning{TurnID: r.turnID, Content: r.text.String(), Seq: r.seq}
+	}
+	d.reasoning = nil
+	return out
 }
 
 // reserveAheadLocked reserves the next block of seqs once a stream is

@@ -25,6 +25,7 @@ type rebuilt struct {
 	// configured is the last scv/session/configure's values; nil when
 	// the session kept those it was created with.
 	configured *SessionConfigured
+	usage      provider.Usage // the session's token totals
 	// seq is where the session resumes: the last record's seq or the
 	// last reservation, whichever is higher. reserved is the reservation.
 	seq, reserved uint64
@@ -114,6 +115,8 @@ func (r *rebuilt) apply(p Payload, names map[string]string) {
 		r.approved = map[string]bool{}
 	case SessionRenamed:
 		r.title = e.Title
+	case SessionUsage:
+		r.usage = provider.Usage{InputTokens: e.InputTokens, OutputTokens: e.OutputTokens}
 	case SessionRestored:
 		r.paused = r.paused || e.Paused
 	case SessionConfigured:

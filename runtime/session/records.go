@@ -70,8 +70,9 @@ func kindFor[T Payload](name string, sync, meta bool) (reflect.Type, recordKind)
 }
 
 // recordKinds lists every stored event type. AssistantDelta (the stream,
-// summed up by assistant.completed) and SessionClosed (an unload, not a
-// change of the session) are not stored.
+// summed up by assistant.completed), AssistantReasoning (kept whole in
+// recordExtras.Reasoning), ToolOutput (summed up by tool.completed) and
+// SessionClosed (an unload, not a change of the session) are not stored.
 var recordKinds, recordDecoders = func() (map[reflect.Type]recordKind, map[string]recordKind) {
 	byType := map[reflect.Type]recordKind{}
 	byName := map[string]recordKind{}
@@ -102,6 +103,8 @@ var recordKinds, recordDecoders = func() (map[reflect.Type]recordKind, map[strin
 	add(kindFor[SessionRestored]("session.restored", true, true))
 	add(kindFor[TurnSteered]("turn.steered", true, false))
 	add(kindFor[SessionConfigured]("session.configured", true, false))
+	add(kindFor[PlanUpdated]("plan.updated", false, false))
+	add(kindFor[SessionUsage]("session.usage", false, false))
 	return byType, byName
 }()
 
@@ -122,6 +125,17 @@ type recordExtras struct {
 	Attachments *storedAttachments `json:"attachments,omitempty"`
 	// SeqReserve reserves seqs up to it (see SeqReserveBlock).
 	SeqReserve uint64 `json:"seqReserve,omitempty"`
+	// Reasoning is the reasoning streamed since the previous record, one
+	// entry per turn, replayed as one AssistantReasoning event each.
+	Reasoning []storedReasoning `json:"reasoning,omitempty"`
+}
+
+// storedReasoning is a run of reasoning deltas of one turn: their text
+// and the seq of the last, which its replayed event takes.
+type storedReasoning struct {
+	TurnID  string `json:"turnId"`
+	Content string `json:"content"`
+	Seq     uint64 `json:"seq"`
 }
 
 type storedAttachments struct {
@@ -135,7 +149,7 @@ type seqReserve struct {
 
 // recordData is an event's members followed by the extras, one object.
 func recordData(payload []byte, x recordExtras) ([]byte, error) {
-	if x.History == nil && x.Attachments == nil && x.SeqReserve == 0 {
+	if x.History == nil && x.Attachments == nil && x.SeqReserve == 0 && x.Reasoning == nil {
 		return payload, nil
 	}
 	extra, err := json.Marshal(x)
@@ -205,7 +219,13 @@ func decodeRecords(recs []store.Record) []decoded {
 func storedEvents(sessionID string, ds []decoded) []Event {
 	events := make([]Event, 0, len(ds))
 	for _, d := range ds {
-		if d.err == nil && d.payload != nil {
+		if d.err != nil {
+			continue
+		}
+		for _, r := range d.extras.Reasoning {
+			events = append(events, Event{SessionID: sessionID, Seq: r.Seq, Payload: AssistantReasoning{r.TurnID, r.Content}, size: reasoningSize(r), memo: &memo{}})
+		}
+		if d.payload != nil {
 			events = append(events, Event{SessionID: sessionID, Seq: d.seq, Payload: d.payload, size: d.size, memo: &memo{}})
 		}
 	}
@@ -224,4 +244,10 @@ func StoredEvents(sessionID string, recs []store.Record) ([]Event, []error) {
 		}
 	}
 	return storedEvents(sessionID, ds), problems
+}
+
+// reasoningSize is the size of a replayed reasoning event's members.
+func reasoningSize(r storedReasoning) int {
+	_, size := measurePayload(AssistantReasoning{r.TurnID, r.Content})
+	return size
 }

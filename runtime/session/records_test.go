@@ -17,6 +17,7 @@ func TestRecordsDecodeToWhatWasStored(t *testing.T) {
 		History:     []provider.Message{{Role: provider.RoleUser, Content: "hi \u00e9 \"quoted\"\n"}},
 		Attachments: &storedAttachments{Text: "ctx", Context: []ContextRef{{URI: "file:///a.go"}}},
 		SeqReserve:  4096,
+		Reasoning:   []storedReasoning{{TurnID: "t1", Content: "hmm \"quoted\"", Seq: 1}},
 	}
 	for name, k := range recordDecoders {
 		var typ reflect.Type

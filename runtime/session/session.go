@@ -57,6 +57,7 @@ type Session struct {
 	idleSince       time.Time
 	title           string
 	turnCount       int
+	usage           provider.Usage   // the session's token totals (SessionUsage)
 	disk            disk             // where the session is stored; zero: memory only
 	files           tools.FileAccess // see SetFileAccess; nil: the disk
 	skills          []prompt.Skill   // listed in system; set once by build

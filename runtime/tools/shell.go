@@ -97,10 +97,15 @@ func (t *shellTool) Run(ctx context.Context, args json.RawMessage) Result {
 	pgid := cmd.Process.Pid
 
 	out := &capBuffer{max: t.limits.MaxOutputBytes}
+	var sink io.Writer = out
+	live := startLiveOutput(ctx, t.limits.MaxOutputBytes)
+	if live != nil {
+		sink = io.MultiWriter(out, live)
+	}
 	drained := make(chan struct{})
 	go func() {
 		defer close(drained)
-		_, _ = io.Copy(out, pr)
+		_, _ = io.Copy(sink, pr)
 	}()
 
 	// Whatever the outcome, nothing the command started outlives it. The
@@ -123,6 +128,7 @@ func (t *shellTool) Run(ctx context.Context, args json.RawMessage) Result {
 		<-drained
 	}
 	grace.Stop()
+	live.Close() // the last chunk goes out before the result
 
 	var status string
 	success := false

@@ -51,6 +51,10 @@ export const Notifications = {
   sessionRenamed: "scv/session/renamed",
   sessionRestored: "scv/session/restored",
   mcpStatus: "scv/mcp/status",
+  assistantReasoning: "scv/assistant/reasoning",
+  toolOutput: "scv/tool/output",
+  planUpdated: "scv/plan/updated",
+  sessionUsage: "scv/session/usage",
   sessionLagged: "scv/session/lagged",
   sessionGap: "scv/session/gap",
   turnSteered: "scv/turn/steered",
@@ -215,6 +219,13 @@ export interface SessionRenamed extends EventBase { title: string }
 export interface McpStatus extends EventBase { name: string; state: McpState; error?: string }
 export interface TurnSteered extends EventBase { turnId: string; prompt: string }
 export interface SessionConfigured extends EventBase { model: string; approvalPolicy: string }
+export interface AssistantReasoning extends EventBase { turnId: string; content: string }
+export interface ToolOutput extends EventBase { turnId: string; callId: string; chunk: string }
+export type PlanStatus = "pending" | "in_progress" | "completed";
+export interface PlanUpdated extends EventBase { turnId: string; steps: { step: string; status: PlanStatus }[] }
+export interface SessionUsage extends EventBase {
+  turnId: string; inputTokens: number; outputTokens: number; contextTokens: number; contextMaxTokens: number;
+}
 
 /** Maps each notification method to its params, so one handler can be typed per method. */
 export interface NotificationParams {
@@ -242,6 +253,10 @@ export interface NotificationParams {
   "scv/session/renamed": SessionRenamed;
   "scv/session/restored": SessionRestored;
   "scv/mcp/status": McpStatus;
+  "scv/assistant/reasoning": AssistantReasoning;
+  "scv/tool/output": ToolOutput;
+  "scv/plan/updated": PlanUpdated;
+  "scv/session/usage": SessionUsage;
   "scv/session/lagged": SessionLagged;
   "scv/session/gap": SessionGap;
   "scv/turn/steered": TurnSteered;
