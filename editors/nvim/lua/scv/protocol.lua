@@ -25,6 +25,9 @@ M.request = {
   approval_resolve = "scv/approval/resolve",
   daemon_status = "scv/daemon/status",
   mcp_list = "scv/mcp/list",
+  turn_steer = "scv/turn/steer",
+  session_configure = "scv/session/configure",
+  model_list = "scv/model/list",
 }
 
 -- Every notification the server may send; the client registers a handler for
