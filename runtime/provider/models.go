@@ -72,6 +72,7 @@ func (p *OpenAI) ListModels(ctx context.Context) ([]string, error) {
 // kept: the next listing asks again.
 type ModelCache struct {
 	now     func() time.Time
+	timeout time.Duration // ModelListTimeout; shorter in tests
 	mu      sync.Mutex
 	entries map[string]modelEntry
 }
@@ -86,7 +87,7 @@ func NewModelCache(now func() time.Time) *ModelCache {
 	if now == nil {
 		now = time.Now
 	}
-	return &ModelCache{now: now, entries: map[string]modelEntry{}}
+	return &ModelCache{now: now, timeout: ModelListTimeout, entries: map[string]modelEntry{}}
 }
 
 // List returns l's models, from the cache while fresh, else asking within
@@ -99,12 +100,12 @@ func (c *ModelCache) List(ctx context.Context, l ModelLister) ([]string, error) 
 	if ok && c.now().Sub(e.at) < ModelListTTL {
 		return e.ids, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, ModelListTimeout)
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	ids, err := l.ListModels(ctx)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
-			return nil, fmt.Errorf("list models: %s did not answer within %s", redactURL(key), ModelListTimeout)
+			return nil, fmt.Errorf("list models: %s did not answer within %s", redactURL(key), c.timeout)
 		}
 		return nil, err
 	}

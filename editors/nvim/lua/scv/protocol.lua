@@ -25,6 +25,9 @@ M.request = {
   approval_resolve = "scv/approval/resolve",
   daemon_status = "scv/daemon/status",
   mcp_list = "scv/mcp/list",
+  turn_steer = "scv/turn/steer",
+  session_configure = "scv/session/configure",
+  model_list = "scv/model/list",
   skill_list = "scv/skill/list",
 }
 
@@ -34,6 +37,10 @@ M.notifications = {
   "scv/turn/started",
   "scv/assistant/delta",
   "scv/assistant/completed",
+  "scv/assistant/reasoning",
+  "scv/tool/output",
+  "scv/plan/updated",
+  "scv/session/usage",
   "scv/tool/proposed",
   "scv/tool/started",
   "scv/tool/completed",

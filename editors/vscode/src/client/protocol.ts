@@ -23,6 +23,9 @@ export const Methods = {
   approvalResolve: "scv/approval/resolve",
   daemonStatus: "scv/daemon/status",
   mcpList: "scv/mcp/list",
+  turnSteer: "scv/turn/steer",
+  sessionConfigure: "scv/session/configure",
+  modelList: "scv/model/list",
   skillList: "scv/skill/list",
 } as const;
 
