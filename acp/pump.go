@@ -162,6 +162,8 @@ func (d *Door) process(it item) {
 		}
 	case session.QueueRemoved:
 		d.dropQueued(p.QueueID)
+	case session.SessionConfigured:
+		d.configured(ev.SessionID, p)
 	case session.SessionCleared, session.SessionClosed:
 		d.dropSessionQueued(ev.SessionID)
 	}

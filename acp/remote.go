@@ -240,11 +240,18 @@ func (r *Remote) Close(ctx context.Context, id string) error {
 	return r.call(ctx, lspschema.MethodSessionClose, lspschema.SessionRef{SessionID: id}, nil)
 }
 
-// Policy is unknown through the daemon: the scv protocol does not carry it yet.
-func (r *Remote) Policy(context.Context, string) (string, bool) { return "", false }
+func (r *Remote) Configure(ctx context.Context, id, model, policy string) (session.Configuration, error) {
+	var res lspschema.SessionConfigureResult
+	err := r.call(ctx, lspschema.MethodSessionConfigure, lspschema.SessionConfigureParams{SessionID: id, Model: model, ApprovalPolicy: policy}, &res)
+	return res, err
+}
 
-func (r *Remote) SetPolicy(context.Context, string, string) error {
-	return &session.Error{Code: session.CodeUnsupported, Message: "changing the approval mode of a daemon session is not supported yet; run scv acp --daemon=never or start the session with --approval"}
+func (r *Remote) Models(ctx context.Context, id string) []string {
+	var res lspschema.ModelListResult
+	if err := r.call(ctx, lspschema.MethodModelList, lspschema.SessionRef{SessionID: id}, &res); err != nil {
+		return nil
+	}
+	return modelIDs(res)
 }
 
 // Skills asks the daemon for the session's skills; nil when it cannot tell.
@@ -308,6 +315,14 @@ func decodePayload(method string, raw json.RawMessage) (session.Payload, bool) {
 		return decodeAs[session.TurnFailed](raw)
 	case lspschema.EvQueueRemoved:
 		return decodeAs[session.QueueRemoved](raw)
+	case lspschema.EvAssistantReasoning:
+		return decodeAs[session.AssistantReasoning](raw)
+	case lspschema.EvPlanUpdated:
+		return decodeAs[session.PlanUpdated](raw)
+	case lspschema.EvSessionUsage:
+		return decodeAs[session.SessionUsage](raw)
+	case lspschema.EvSessionConfigured:
+		return decodeAs[session.SessionConfigured](raw)
 	case lspschema.EvSessionCleared:
 		return session.SessionCleared{}, true
 	case lspschema.EvSessionClosed:
