@@ -321,6 +321,8 @@ func decodePayload(method string, raw json.RawMessage) (session.Payload, bool) {
 		return decodeAs[session.PlanUpdated](raw)
 	case lspschema.EvSessionUsage:
 		return decodeAs[session.SessionUsage](raw)
+	case lspschema.EvTurnSteered:
+		return decodeAs[session.TurnSteered](raw)
 	case lspschema.EvSessionConfigured:
 		return decodeAs[session.SessionConfigured](raw)
 	case lspschema.EvSessionCleared:
