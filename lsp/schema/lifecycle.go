@@ -42,7 +42,18 @@ type Capabilities struct {
 	Notifications    []string `json:"notifications"`
 	Limits           Limits   `json:"limits"`
 	ApprovalPolicies []string `json:"approvalPolicies"`
-	Daemon           bool     `json:"daemon"`
+	// ApprovalRuleKinds are the kinds of [approvals] allow rules
+	// ("shell", "edit") an allowRule may hold.
+	ApprovalRuleKinds []string        `json:"approvalRuleKinds"`
+	ModelList         ModelListLimits `json:"modelList"`
+	Daemon            bool            `json:"daemon"`
+}
+
+// ModelListLimits says how scv/model/list asks the provider: within
+// TimeoutMs, its answer kept CacheSeconds per base URL.
+type ModelListLimits struct {
+	TimeoutMs    int64 `json:"timeoutMs"`
+	CacheSeconds int64 `json:"cacheSeconds"`
 }
 
 // ServerInfo names the server in the initialize result.
