@@ -38,6 +38,8 @@ var allPayloads = []session.Payload{
 	session.SessionRenamed{Title: "t"},
 	session.SessionRestored{Queued: 1, Paused: true},
 	session.McpStatus{Name: "files", State: "failed", Error: "exec: \"x\": not found"},
+	session.TurnSteered{TurnID: "t1", Prompt: "and also \"this\""},
+	session.SessionConfigured{Model: "m", ApprovalPolicy: "always"},
 }
 
 func TestEveryEventEncodesAsItsNotification(t *testing.T) {

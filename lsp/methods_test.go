@@ -54,6 +54,9 @@ func TestAdvertisedMethodsAreExactlyThoseDispatched(t *testing.T) {
 		if !reflect.DeepEqual(caps.ApprovalPolicies, []string{"never", "on-risk", "always", "auto"}) {
 			t.Errorf("approvalPolicies = %v", caps.ApprovalPolicies)
 		}
+		if !reflect.DeepEqual(caps.ApprovalRuleKinds, []string{"shell", "edit"}) || caps.ModelList.TimeoutMs != 2000 || caps.ModelList.CacheSeconds != 600 {
+			t.Errorf("approvalRuleKinds = %v, modelList = %+v", caps.ApprovalRuleKinds, caps.ModelList)
+		}
 		l := caps.Limits
 		if l.MaxPromptBytes != 262144 || l.MaxQueueItems != 64 || l.MaxQueueBytes != 4194304 || l.MaxClientFrameBytes != 8388608 ||
 			l.MaxServerFrameBytes != 8388608 || l.ReplayEvents != 1024 || l.MaxInflightRequests != 32 {

@@ -157,6 +157,15 @@ type ApprovalResolveParams struct {
 	SessionID  string `json:"sessionId"`
 	ApprovalID string `json:"approvalId"`
 	Decision   string `json:"decision"`
+	// AllowRule, with decision approve only, is added to the user's
+	// [approvals] allow ("shell:go test *"); it must cover the call.
+	AllowRule string `json:"allowRule,omitempty"`
+}
+
+// ApprovalResolveResult is the result of scv/approval/resolve:
+// RuleAddedTo is the config file an AllowRule was written to.
+type ApprovalResolveResult struct {
+	RuleAddedTo string `json:"ruleAddedTo,omitempty"`
 }
 
 // McpListResult is the result of scv/mcp/list.

@@ -16,6 +16,18 @@ type Config struct {
 	// name; only the user's file (or session parameters) may set them.
 	MCPServers map[string]MCPServer `toml:"mcp_servers"`
 	Sessions   Sessions             `toml:"sessions"`
+	// Approvals are the user's standing approvals; only the user's file
+	// may set them.
+	Approvals Approvals `toml:"approvals"`
+}
+
+// Approvals lets matching tool calls run without asking, across sessions.
+type Approvals struct {
+	// Allow are rules: "shell:go test *" (a command's first words; "*"
+	// allows more arguments; a command with shell syntax never matches),
+	// "edit:docs/**" (files a write or edit may change, as workspace
+	// globs). See runtime/approvals.
+	Allow []string `toml:"allow"`
 }
 
 // Provider selects and reaches the model.

@@ -41,6 +41,13 @@ func projectForbidden(key string) (reason string, forbidden bool) {
 // session: only the user's file sets them.
 var serverWide = map[string]bool{"protocol": true, "daemon": true, "sessions": true}
 
+// errApprovalsInProject refuses allow rules in a project file: a
+// repository must not approve its own commands.
+func errApprovalsInProject(path, userFile string) error {
+	return fmt.Errorf("approvals.allow may not be set in a project file (%s): a repository must not approve the commands it suggests, a project may only make scv stricter; add rules to %s",
+		path, userFile)
+}
+
 // checkProjectKeys refuses what only the user may decide.
 func checkProjectKeys(meta toml.MetaData, cfg *Config, user userLayer, path string) error {
 	for _, key := range meta.Keys() {
@@ -52,6 +59,9 @@ func checkProjectKeys(meta toml.MetaData, cfg *Config, user userLayer, path stri
 		}
 		if key[0] == "mcp_servers" {
 			return errMCPInProject(path, user.file)
+		}
+		if key[0] == "approvals" {
+			return errApprovalsInProject(path, user.file)
 		}
 		if serverWide[key[0]] {
 			return fmt.Errorf("[%s] holds server-wide settings and may not be set in a project file (%s); set them in %s",

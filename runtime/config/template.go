@@ -114,6 +114,10 @@ func Template() string {
 	w("[sessions]")
 	kv("Stored sessions ($"+HomeEnv+"/sessions) kept; the daemon removes the oldest beyond it, at start and daily.", "max_count", d.Sessions.MaxCount)
 	kv("Days a stored session is kept after its last change.", "max_age_days", d.Sessions.MaxAgeDays)
+	w("")
+
+	w("[approvals]")
+	kv("Tool calls that run without asking, in every session: \"shell:go test *\" (a command's first words; \"*\" allows more arguments; a command with shell syntax such as ; && | $( ) > never matches), \"edit:docs/**\" (files write_file and edit_file may change, as workspace globs). Only this file may hold rules; \"Always allow\" in an approval prompt adds one here.", "allow", d.Approvals.Allow)
 	d0 := NewMCPServer()
 	w("# MCP servers whose tools the model may use, one [mcp_servers.NAME] table each",
 		"# (NAME: letters, digits, _ and -). The keys are Codex's. Only this file (or the",

@@ -7,6 +7,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"scv/runtime/approvals"
 )
 
 // isEnvName reports whether s looks like an environment variable name;
@@ -118,6 +120,11 @@ func (c Config) validate(origin func(string) string) error {
 
 	for _, name := range c.mcpServerNames() {
 		validateMCP(name, c.MCPServers[name], bad)
+	}
+	for _, rule := range c.Approvals.Allow {
+		if _, err := approvals.Parse(rule); err != nil {
+			bad("approvals.allow", "%v", err)
+		}
 	}
 	positive("sessions.max_count", c.Sessions.MaxCount)
 	positive("sessions.max_age_days", c.Sessions.MaxAgeDays)

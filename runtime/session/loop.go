@@ -114,7 +114,11 @@ func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
 		res := tools.Result{Output: "denied by the approval policy \"never\": " + string(tool.Risk()) + " tools may not run"}
 		return res.Output, s.emitToolCompleted(t, call, res)
 	case gateAsk:
-		approved, err := s.askApproval(t.ctx, t, call.ID, call.Name, tool.Risk(), tool.Summary(args))
+		subject, covered := ruleSubject(tool, args)
+		if covered && s.allowedByRule(subject) {
+			break // a standing approval of the user's
+		}
+		approved, err := s.askApproval(t.ctx, t, askedCall{call.ID, call.Name, tool.Risk(), tool.Summary(args), subject, covered})
 		if err != nil {
 			return "", err
 		}
