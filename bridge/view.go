@@ -42,6 +42,7 @@ type AttachView struct {
 	replayEnd         uint64
 	closed            chan struct{}
 	isClosed          bool
+	live              liveView // see view_live.go
 }
 
 // NewAttachView writes to w.
@@ -159,6 +160,12 @@ type eventParams struct {
 }
 
 func (v *AttachView) render(method string, raw json.RawMessage) {
+	if seq, ok := v.renderLive(method, raw); ok {
+		if v.snapshotApprovals != nil && seq >= v.replayEnd {
+			v.replayDone()
+		}
+		return
+	}
 	var p eventParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		v.line(fmt.Sprintf("• %s (undecodable: %v)", termsafe.Line(method), err))
@@ -204,7 +211,11 @@ func (v *AttachView) renderEvent(method string, raw json.RawMessage, p *eventPar
 		if p.Truncated {
 			status += " (output truncated)"
 		}
+		live := v.liveOutputShown(p.CallID)
 		v.line("• " + termsafe.Line(p.Name) + " " + status)
+		if live {
+			break // printed while it ran
+		}
 		if out := strings.TrimRight(termsafe.Clip(termsafe.Escape(p.Output), viewOutputBytes), "\n"); out != "" {
 			v.line("  " + strings.ReplaceAll(out, "\n", "\n  "))
 		}

@@ -95,6 +95,8 @@ func encodeEvent(ev session.Event) []byte {
 	switch d := ev.Payload.(type) {
 	case session.AssistantDelta:
 		hint = len(d.TurnID) + len(d.Content) + len(d.Content)/8 + 32
+	case session.AssistantReasoning:
+		hint = len(d.TurnID) + len(d.Content) + len(d.Content)/8 + 32
 	case session.AssistantCompleted:
 		hint = len(d.TurnID) + len(d.Content) + len(d.Content)/8 + 32
 	default:
@@ -117,6 +119,8 @@ func encodeEvent(ev session.Event) []byte {
 	body = strconv.AppendUint(body, ev.Seq, 10)
 	switch d := ev.Payload.(type) {
 	case session.AssistantDelta:
+		body = appendDelta(body, d.TurnID, d.Content)
+	case session.AssistantReasoning:
 		body = appendDelta(body, d.TurnID, d.Content)
 	case session.AssistantCompleted:
 		body = appendDelta(body, d.TurnID, d.Content)

@@ -47,7 +47,7 @@ func Fetch(ctx context.Context, c *Conn, id string) (Transcript, error) {
 			return Transcript{}, err
 		}
 		if ok && ev.SessionID == id && ev.Seq <= snap.Seq {
-			t.Events = append(t.Events, ev)
+			t.Events = appendEvent(t.Events, ev)
 		}
 	}
 	return t, nil
@@ -56,8 +56,8 @@ func Fetch(ctx context.Context, c *Conn, id string) (Transcript, error) {
 // Event is one session event the transcript shows: Payload is one of
 // session's event types (TurnStarted, AssistantCompleted, ToolProposed,
 // ToolCompleted, ApprovalRequested, ApprovalResolved, ContextCompacted,
-// TurnCompleted, TurnCancelled, TurnFailed, SessionCleared) or Renamed,
-// Restored or Assistant.
+// TurnCompleted, TurnCancelled, TurnFailed, SessionCleared,
+// AssistantReasoning, PlanUpdated) or Renamed, Restored or Assistant.
 type Event struct {
 	SessionID string
 	Seq       uint64
@@ -100,6 +100,8 @@ var shown = map[string]func(json.RawMessage) (any, error){
 	schema.EvSessionCleared:     as[session.SessionCleared],
 	schema.EvSessionRenamed:     as[Renamed],
 	schema.EvSessionRestored:    as[Restored],
+	schema.EvAssistantReasoning: as[session.AssistantReasoning],
+	schema.EvPlanUpdated:        as[session.PlanUpdated],
 }
 
 func as[T any](raw json.RawMessage) (any, error) {

@@ -67,6 +67,9 @@ func title(t Transcript) string {
 }
 
 func renderEvent(b *strings.Builder, payload any) {
+	if renderLive(b, payload) {
+		return
+	}
 	switch p := payload.(type) {
 	case session.TurnStarted:
 		fmt.Fprintf(b, "\n## Prompt\n\n%s\n", block(p.Prompt))

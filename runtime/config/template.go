@@ -78,7 +78,7 @@ func Template() string {
 	w("[tools]")
 	kv("Offer tools to the model; false makes a chat-only session.", "enabled", d.Tools.Enabled)
 	kv("Bytes a file read (and AGENTS.md, and a skill) returns at most.", "max_read_bytes", d.Tools.MaxReadBytes)
-	kv("Bytes of command output returned to the model at most.", "max_output_bytes", d.Tools.MaxOutputBytes)
+	kv("Bytes of command output returned to the model (and shown live while it runs) at most.", "max_output_bytes", d.Tools.MaxOutputBytes)
 	kv("Seconds a shell command may run before it is killed.", "shell_timeout_seconds", d.Tools.ShellTimeoutSeconds)
 	kv("Matches a grep returns at most.", "max_grep_matches", d.Tools.MaxGrepMatches)
 	w("")
@@ -92,7 +92,7 @@ func Template() string {
 	w("")
 
 	w("[context]")
-	kv("Token budget of what is sent to the model; the system prompt (with AGENTS.md) may take half of it.", "max_tokens", d.Context.MaxTokens)
+	kv("Token budget of what is sent to the model (set it to the model's context window; editors show \"ctx %\" against it); the system prompt (with AGENTS.md) may take half of it.", "max_tokens", d.Context.MaxTokens)
 	w("")
 
 	w("[protocol]")

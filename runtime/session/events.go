@@ -289,11 +289,14 @@ func (s *Session) unsubscribeLocked(sub Subscriber) {
 }
 
 // measurePayload returns the JSON of an event's members and its size.
-// Deltas, the streaming hot path, are measured without encoding them, so
-// their JSON is nil; every other event is encoded once, here (a stored
-// event's record holds this JSON).
+// Deltas (of the answer and of the reasoning), the streaming hot path,
+// are measured without encoding them, so their JSON is nil; every other
+// event is encoded once, here (a stored event's record holds this JSON).
 func measurePayload(p Payload) ([]byte, int) {
-	if d, ok := p.(AssistantDelta); ok {
+	switch d := p.(type) {
+	case AssistantDelta:
+		return nil, 24 + jsonStringLen(d.TurnID) + jsonStringLen(d.Content)
+	case AssistantReasoning:
 		return nil, 24 + jsonStringLen(d.TurnID) + jsonStringLen(d.Content)
 	}
 	b, err := json.Marshal(p)
