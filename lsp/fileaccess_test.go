@@ -225,3 +225,41 @@ func awaitClients(t *testing.T, ed *lsptest.Editor, n int) {
 		runtime.Gosched()
 	}
 }
+
+// An editor's refusal fails that call with its message; an answer with
+// data.code "unsupported" sends the call to the disk; neither ends the
+// turn or the connection.
+func TestFileAnswersThatRefuseOrDecline(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		env.WriteFile("locked.txt", "locked on disk\n")
+		env.WriteFile("plain.txt", "plain on disk\n")
+		env.OpenAI.Enqueue(
+			fakeopenai.Reply{ToolCalls: []provider.ToolCall{
+				{ID: "call_locked", Name: "read_file", Arguments: `{"path":"locked.txt"}`},
+				{ID: "call_plain", Name: "read_file", Arguments: `{"path":"plain.txt"}`},
+			}},
+			fakeopenai.Reply{Chunks: []string{"done"}},
+		)
+		ed := env.Connect()
+		unsupported, _ := json.Marshal(schema.ErrorData{Code: schema.CodeUnsupported})
+		ed.Client().HandleRequests(func(_ context.Context, _ string, params json.RawMessage) (any, error) {
+			var p schema.FileReadParams
+			_ = json.Unmarshal(params, &p)
+			if strings.HasSuffix(p.Path, "locked.txt") {
+				return nil, &client.Error{Code: -32000, Message: "the buffer is locked"}
+			}
+			return nil, &client.Error{Code: -32601, Message: "no reads here", Data: unsupported}
+		})
+		ed.Initialize()
+		sid := ed.StartSession("", nil).SessionID
+		turn := startTurnServing(t, ed, sid, "read both").TurnID
+		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+		if got := toolResult(t, env, 1, "call_locked"); !strings.Contains(got, "the buffer is locked") {
+			t.Errorf("a refused read told the model %q, want the editor's reason", got)
+		}
+		if got := toolResult(t, env, 1, "call_plain"); !strings.Contains(got, "plain on disk") {
+			t.Errorf("a declined read told the model %q, want the disk's text", got)
+		}
+		ed.MustCall(schema.MethodSessionList, schema.SessionListParams{}, nil) // the connection lives
+	})
+}
