@@ -11,6 +11,7 @@ import (
 	"scv/lsp/lsptest"
 	"scv/lsp/schema"
 	"scv/runtime/config"
+	"scv/runtime/session"
 )
 
 func configure(ed *lsptest.Editor, p schema.SessionConfigureParams) (schema.SessionConfigureResult, error) {
@@ -67,6 +68,13 @@ func TestConfigureSwitchesTheModelOfTheNextRequest(t *testing.T) {
 
 		// Stored: a reload keeps both.
 		ed.MustCall(schema.MethodSessionClose, schema.SessionRef{SessionID: sid}, nil)
+		var list schema.SessionListResult
+		ed.MustCall(schema.MethodSessionList, schema.SessionListParams{}, &list)
+		for _, row := range list.Sessions {
+			if row.SessionID == sid && (row.Model != "other-model" || row.State != session.StateStored) {
+				t.Errorf("the stored session is listed as %+v, want model other-model", row)
+			}
+		}
 		snap, err := ed.Attach(sid, nil)
 		if err != nil {
 			t.Fatal(err)

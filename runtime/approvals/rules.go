@@ -141,9 +141,9 @@ func Suggest(c Call) string {
 		return rule
 	case c.Path != "":
 		dir := filepath.ToSlash(filepath.Dir(c.Path))
-		rule := KindEdit + ":" + c.Path
+		rule := KindEdit + ":" + globQuote(c.Path)
 		if dir != "." {
-			rule = KindEdit + ":" + dir + "/**"
+			rule = KindEdit + ":" + globQuote(dir) + "/**"
 		}
 		if _, err := Parse(rule); err != nil {
 			return ""
@@ -151,4 +151,17 @@ func Suggest(c Call) string {
 		return rule
 	}
 	return ""
+}
+
+// globQuote escapes the characters a glob would read as wildcards, so a
+// suggested rule names exactly the directory or file asked about.
+func globQuote(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -103,6 +103,8 @@ func TestSuggest(t *testing.T) {
 		{Call{Command: "cat a | grep b"}, ""},
 		{Call{Path: "docs/guide/a.md"}, "edit:docs/guide/**"},
 		{Call{Path: "README.md"}, "edit:README.md"},
+		{Call{Path: "src/[id]/page.tsx"}, `edit:src/\[id]/**`},
+		{Call{Path: "a*b.md"}, `edit:a\*b.md`},
 		{Call{}, ""},
 	}
 	for _, tc := range cases {

@@ -37,7 +37,7 @@ func lockUserFile(home string) (func(), error) {
 }
 
 // AppendAllowRule adds rule to [approvals] allow in the user's file in
-// home (never a project's), creating the file or the table when needed.
+// home ("" for Home(); never a project's), creating the file or the table when needed.
 // The rest of the file is kept byte for byte: the rule is spliced into the
 // text, and the result is decoded again and must equal the old values
 // plus the rule, or nothing is written. The file is replaced atomically.
@@ -45,6 +45,13 @@ func lockUserFile(home string) (func(), error) {
 func AppendAllowRule(home, rule string) (string, error) {
 	if _, err := approvals.Parse(rule); err != nil {
 		return "", err
+	}
+	if home == "" {
+		h, err := Home()
+		if err != nil {
+			return "", err
+		}
+		home = h
 	}
 	path := UserFile(home)
 	unlock, err := lockUserFile(home)

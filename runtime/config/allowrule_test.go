@@ -110,3 +110,12 @@ func TestProjectMayNotAllowCalls(t *testing.T) {
 	_, _, err := Load(LoadOptions{Home: home, Cwd: cwd})
 	wantErrNaming(t, err, "approvals.allow", "go test && rm")
 }
+
+func TestAppendAllowRuleDefaultsToTheHome(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv(HomeEnv, home)
+	path, err := AppendAllowRule("", "edit:docs/**")
+	if err != nil || path != UserFile(home) {
+		t.Fatalf("AppendAllowRule(\"\") wrote %q, %v; want %s", path, err, UserFile(home))
+	}
+}

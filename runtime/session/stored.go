@@ -293,7 +293,11 @@ func (m *Manager) Fork(id, turnID string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("fork session %s: %w", id, err)
 	}
-	err = log.SetMeta(store.Meta{Title: r.title, Turns: r.turns})
+	meta := store.Meta{Title: r.title, Turns: r.turns}
+	if r.configured != nil {
+		meta.Model = r.configured.Model
+	}
+	err = log.SetMeta(meta)
 	if cerr := log.Close(); err == nil {
 		err = cerr
 	}
