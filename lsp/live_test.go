@@ -140,6 +140,10 @@ func TestPlanUpdates(t *testing.T) {
 		if got := toolResult(t, env, 2, "plan_2"); !strings.HasPrefix(got, "error: ") || !strings.Contains(got, "at most one step may be in_progress") {
 			t.Errorf("the model was told %q about a bad plan", got)
 		}
+		// A window that attaches now sees the plan in the snapshot.
+		if snap, err := ed.Attach(sid, nil); err != nil || snap.Plan == nil || len(snap.Plan.Steps) != 3 || snap.Plan.TurnID != turn {
+			t.Errorf("snapshot plan = %+v, %v", snap.Plan, err)
+		}
 		req := env.OpenAI.Requests()[0]
 		if !strings.Contains(req.Messages[0].Content, session.PlanToolName) {
 			t.Errorf("the system prompt does not mention %s", session.PlanToolName)
@@ -185,6 +189,9 @@ func TestUsageFollowsEveryModelCall(t *testing.T) {
 			if got[i] != want[i] {
 				t.Errorf("usage event %d = %+v, want %+v", i, got[i], want[i])
 			}
+		}
+		if snap, err := ed.Attach(sid, nil); err != nil || snap.Usage == nil || *snap.Usage != want[2] {
+			t.Errorf("snapshot usage = %+v, %v; want %+v", snap.Usage, err, want[2])
 		}
 	})
 }

@@ -51,3 +51,21 @@ func TestOpenAIReasoningCountsAgainstLimit(t *testing.T) {
 	_, _, err := collect(context.Background(), p, req)
 	wantCode(t, err, provider.CodeResponseLimit)
 }
+
+// A replay script streams reasoning lines to OnReasoning, apart from the
+// answer, so offline sessions and editor tests can show thinking.
+func TestReplayStreamsReasoning(t *testing.T) {
+	r := mustReplay(t, `{"reasoning":"hmm, "}`+"\n"+`{"reasoning":"yes"}`+"\n"+`{"text":"answer"}`)
+	var reasoning []string
+	req := provider.Request{Messages: msgs(system, user), OnReasoning: func(s string) error {
+		reasoning = append(reasoning, s)
+		return nil
+	}}
+	deltas, resp, err := collect(context.Background(), r, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(reasoning, "|") != "hmm, |yes" || strings.Join(deltas, "|") != "answer" || resp.Reasoning != "hmm, yes" || resp.Content != "answer" {
+		t.Fatalf("reasoning %q, deltas %q, response %+v", reasoning, deltas, resp)
+	}
+}

@@ -46,20 +46,22 @@ type replayResponse struct {
 
 // replayStep is one script line inside a response; exactly one field is set.
 type replayStep struct {
-	text   string
-	repeat int
-	delay  time.Duration // before each delta of text: paces a demo
-	call   *ToolCall
-	usage  *Usage
-	err    *Error
+	text      string
+	reasoning string // a reasoning delta (OnReasoning)
+	repeat    int
+	delay     time.Duration // before each delta of text: paces a demo
+	call      *ToolCall
+	usage     *Usage
+	err       *Error
 }
 
 // scriptLine is the wire form of a script line.
 type scriptLine struct {
-	Text     *string `json:"text"`
-	Repeat   *int    `json:"repeat"`
-	DelayMS  *int    `json:"delay_ms"`
-	ToolCall *struct {
+	Text      *string `json:"text"`
+	Reasoning *string `json:"reasoning"`
+	Repeat    *int    `json:"repeat"`
+	DelayMS   *int    `json:"delay_ms"`
+	ToolCall  *struct {
 		ID        string          `json:"id"`
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -125,13 +127,13 @@ func parseScriptLine(raw []byte, respIdx, stepIdx int) (step replayStep, stop bo
 	}
 
 	kinds := 0
-	for _, set := range []bool{line.Text != nil, line.ToolCall != nil, line.Usage != nil, line.Error != nil, line.Stop != nil} {
+	for _, set := range []bool{line.Text != nil, line.Reasoning != nil, line.ToolCall != nil, line.Usage != nil, line.Error != nil, line.Stop != nil} {
 		if set {
 			kinds++
 		}
 	}
 	if kinds != 1 {
-		return step, false, errors.New(`want exactly one of "text", "tool_call", "usage", "error", "stop"`)
+		return step, false, errors.New(`want exactly one of "text", "reasoning", "tool_call", "usage", "error", "stop"`)
 	}
 	if line.Repeat != nil && line.Text == nil {
 		return step, false, errors.New(`"repeat" is only allowed with "text"`)
@@ -158,6 +160,11 @@ func parseScriptLine(raw []byte, respIdx, stepIdx int) (step replayStep, stop bo
 			}
 			step.delay = time.Duration(*line.DelayMS) * time.Millisecond
 		}
+	case line.Reasoning != nil:
+		if *line.Reasoning == "" {
+			return step, false, errors.New(`"reasoning" must not be empty`)
+		}
+		step.reasoning = *line.Reasoning
 	case line.ToolCall != nil:
 		tc := line.ToolCall
 		if strings.TrimSpace(tc.Name) == "" {
@@ -231,9 +238,9 @@ func (r *Replay) Stream(ctx context.Context, req Request, onDelta func(string) e
 	idx := responseIndex(req.Messages)
 	if idx >= len(r.responses) {
 		exhausted := replayResponse{steps: []replayStep{{text: ReplayExhaustedText, repeat: 1}}, textBytes: len(ReplayExhaustedText)}
-		return exhausted.play(ctx, req.Limits, onDelta)
+		return exhausted.play(ctx, req, onDelta)
 	}
-	return r.responses[idx].play(ctx, req.Limits, onDelta)
+	return r.responses[idx].play(ctx, req, onDelta)
 }
 
 func responseIndex(msgs []Message) int {
@@ -248,16 +255,18 @@ func responseIndex(msgs []Message) int {
 
 // play streams the response, held to limits like a model's: a script is
 // no more trusted than an endpoint.
-func (rr *replayResponse) play(ctx context.Context, limits Limits, onDelta func(string) error) (Response, error) {
+func (rr *replayResponse) play(ctx context.Context, req Request, onDelta func(string) error) (Response, error) {
 	var (
-		resp    Response
-		content strings.Builder
-		spent   = newBudget(limits)
+		resp      Response
+		content   strings.Builder
+		reasoning strings.Builder
+		spent     = newBudget(req.Limits)
 	)
 	content.Grow(min(rr.textBytes, spent.limits.MaxResponseBytes))
 	done := ctx.Done()
 	finish := func() Response {
 		resp.Content = content.String()
+		resp.Reasoning = reasoning.String()
 		resp.FinishReason = "stop"
 		if len(resp.ToolCalls) > 0 {
 			resp.FinishReason = "tool_calls"
@@ -283,6 +292,16 @@ func (rr *replayResponse) play(ctx context.Context, limits Limits, onDelta func(
 				}
 				content.WriteString(st.text)
 				if err := onDelta(st.text); err != nil {
+					return finish(), err
+				}
+			}
+		case st.reasoning != "":
+			if err := spent.spend(len(st.reasoning)); err != nil {
+				return finish(), err
+			}
+			reasoning.WriteString(st.reasoning)
+			if req.OnReasoning != nil {
+				if err := req.OnReasoning(st.reasoning); err != nil {
 					return finish(), err
 				}
 			}

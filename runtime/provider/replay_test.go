@@ -143,6 +143,7 @@ func TestReplayParseErrorsNameTheLine(t *testing.T) {
 		{"repeat zero", `{"text":"a","repeat":0}`, `line 1: "repeat" must be between`},
 		{"repeat alone", "{\"text\":\"a\"}\n{\"repeat\":2,\"stop\":true}", `line 2: "repeat" is only allowed`},
 		{"empty text", `{"text":""}`, `line 1: "text" must not be empty`},
+		{"empty reasoning", `{"reasoning":""}`, `line 1: "reasoning" must not be empty`},
 		{"tool without name", `{"tool_call":{"id":"x"}}`, `line 1: "tool_call.name" is required`},
 		{"array arguments", `{"tool_call":{"name":"x","arguments":[1]}}`, `line 1: "tool_call.arguments"`},
 		{"string arguments not JSON", `{"tool_call":{"name":"x","arguments":"{oops"}}`, `line 1: "tool_call.arguments"`},

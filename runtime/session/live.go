@@ -10,6 +10,13 @@ import (
 // This file holds what the turn loop does for issue 12's live events:
 // reasoning deltas, a running tool's output, plan updates and usage.
 
+// liveState is what a session keeps of its usage and plan events.
+type liveState struct {
+	totals    provider.Usage // the session's token totals
+	lastUsage *SessionUsage  // the last usage event
+	plan      *PlanUpdated   // the last plan; a clear drops it
+}
+
 // reasoningSink is where a model call's reasoning text goes: a delta
 // event per piece. The text never joins the history sent to the model.
 func (s *Session) reasoningSink(t *turn) func(string) error {
@@ -25,7 +32,14 @@ func (s *Session) toolContext(t *turn, call provider.ToolCall) context.Context {
 		_ = s.emitTurn(ToolOutput{t.id, call.ID, chunk})
 	})
 	return withPlan(ctx, func(steps []PlanStep) error {
-		return s.emitTurn(PlanUpdated{t.id, steps})
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		plan := PlanUpdated{t.id, steps}
+		if err := s.emitLocked(plan); err != nil {
+			return err
+		}
+		s.live.plan = &plan
+		return nil
 	})
 }
 
@@ -43,13 +57,16 @@ func (s *Session) reportUsage(t *turn, req provider.Request, u provider.Usage) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.usage.InputTokens += u.InputTokens
-	s.usage.OutputTokens += u.OutputTokens
-	_ = s.emitLocked(SessionUsage{
+	s.live.totals.InputTokens += u.InputTokens
+	s.live.totals.OutputTokens += u.OutputTokens
+	usage := SessionUsage{
 		TurnID:           t.id,
-		InputTokens:      s.usage.InputTokens,
-		OutputTokens:     s.usage.OutputTokens,
+		InputTokens:      s.live.totals.InputTokens,
+		OutputTokens:     s.live.totals.OutputTokens,
 		ContextTokens:    contextTokens,
 		ContextMaxTokens: s.cfg.Context.MaxTokens,
-	})
+	}
+	if s.emitLocked(usage) == nil {
+		s.live.lastUsage = &usage
+	}
 }

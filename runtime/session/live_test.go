@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"scv/internal/fakeopenai"
@@ -77,9 +78,41 @@ func TestReasoningAndUsageAreStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	again.mu.Lock()
-	usage := again.usage
+	live := again.live
+	snap := again.snapshotLocked()
 	again.mu.Unlock()
-	if usage != (provider.Usage{InputTokens: 70, OutputTokens: 7}) {
-		t.Errorf("usage after a reload = %+v, want 70/7", usage)
+	if live.totals != (provider.Usage{InputTokens: 70, OutputTokens: 7}) {
+		t.Errorf("usage totals after a reload = %+v, want 70/7", live.totals)
+	}
+	if snap.Usage == nil || snap.Usage.ContextTokens != 70 || snap.Usage.TurnID != turn {
+		t.Errorf("the snapshot's usage after a reload = %+v", snap.Usage)
+	}
+}
+
+// update_plan changes nothing outside the session: it runs without asking
+// under every policy, never and always included.
+func TestPlanToolRunsUnderEveryPolicy(t *testing.T) {
+	for _, policy := range ApprovalPolicies {
+		if got := gateForTool(policy, planTool{}); got != gateRun {
+			t.Errorf("policy %s gates update_plan %v, want run", policy, got)
+		}
+	}
+}
+
+// decodePlan names what is wrong with a plan; the model reads it.
+func TestPlanValidation(t *testing.T) {
+	for args, want := range map[string]string{
+		`{}`: `"steps" is required`,
+		`{"steps":[{"step":" ","status":"pending"}]}`: "steps[0].step must not be empty",
+		`{"steps":[{"step":"a","status":"done"}]}`:    `steps[0].status must be pending, in_progress or completed, not "done"`,
+		`{"steps":[],"extra":1}`:                      `unknown field "extra"`,
+		`{"steps":"a"}`:                               "arguments must be",
+	} {
+		if _, err := decodePlan([]byte(args)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want it to contain %q", args, err, want)
+		}
+	}
+	if steps, err := decodePlan([]byte(`{"steps":[]}`)); err != nil || steps == nil || len(steps) != 0 {
+		t.Errorf("an empty plan = %v, %v; want an empty list (the plan is done)", steps, err)
 	}
 }

@@ -25,7 +25,7 @@ type rebuilt struct {
 	// configured is the last scv/session/configure's values; nil when
 	// the session kept those it was created with.
 	configured *SessionConfigured
-	usage      provider.Usage // the session's token totals
+	live       liveState // usage totals, the last usage and the plan
 	// seq is where the session resumes: the last record's seq or the
 	// last reservation, whichever is higher. reserved is the reservation.
 	seq, reserved uint64
@@ -111,12 +111,15 @@ func (r *rebuilt) apply(p Payload, names map[string]string) {
 	case SessionPaused:
 		r.paused = e.Paused
 	case SessionCleared:
-		r.history, r.queue = nil, nil
+		r.history, r.queue, r.live.plan = nil, nil, nil
 		r.approved = map[string]bool{}
 	case SessionRenamed:
 		r.title = e.Title
 	case SessionUsage:
-		r.usage = provider.Usage{InputTokens: e.InputTokens, OutputTokens: e.OutputTokens}
+		r.live.totals = provider.Usage{InputTokens: e.InputTokens, OutputTokens: e.OutputTokens}
+		r.live.lastUsage = &e
+	case PlanUpdated:
+		r.live.plan = &e
 	case SessionRestored:
 		r.paused = r.paused || e.Paused
 	case SessionConfigured:

@@ -57,7 +57,7 @@ type Session struct {
 	idleSince       time.Time
 	title           string
 	turnCount       int
-	usage           provider.Usage   // the session's token totals (SessionUsage)
+	live            liveState        // usage totals and the plan (live.go)
 	disk            disk             // where the session is stored; zero: memory only
 	files           tools.FileAccess // see SetFileAccess; nil: the disk
 	skills          []prompt.Skill   // listed in system; set once by build
@@ -77,8 +77,12 @@ type Snapshot struct {
 	PendingApprovals []ApprovalRequest `json:"pendingApprovals"`
 	Seq              uint64            `json:"seq"`
 	ContextMaxTokens int               `json:"contextMaxTokens"`
-	Limits           Limits            `json:"limits"`
-	Title            string            `json:"title,omitempty"`
+	// Usage is the last scv/session/usage and Plan the last
+	// scv/plan/updated, so a window that attaches late shows them.
+	Usage  *SessionUsage `json:"usage,omitempty"`
+	Plan   *PlanUpdated  `json:"plan,omitempty"`
+	Limits Limits        `json:"limits"`
+	Title  string        `json:"title,omitempty"`
 }
 
 // QueueState is the queue and whether it is paused.
@@ -129,6 +133,7 @@ func (s *Session) snapshotLocked() Snapshot {
 	if s.active != nil {
 		snap.TurnID = s.active.id
 	}
+	snap.Usage, snap.Plan = s.live.lastUsage, s.live.plan
 	for _, p := range s.approvals {
 		snap.PendingApprovals = append(snap.PendingApprovals, p.request)
 	}
@@ -310,6 +315,7 @@ func (s *Session) Clear() error {
 	s.queue = nil
 	s.queueBytes = 0
 	s.sessionApproved = map[string]bool{}
+	s.live.plan = nil
 	if err := s.emitLocked(SessionCleared{}); err != nil {
 		return err
 	}

@@ -121,7 +121,7 @@ func (m *Manager) restore(log *store.Log, loaded store.Loaded) (*Session, error)
 	defer s.mu.Unlock()
 	s.history, s.queue, s.queueBytes, s.nextQueue = r.history, r.queue, r.queueBytes(), r.nextQueue
 	s.paused, s.sessionApproved, s.seq, s.turnCount = r.paused, r.approved, r.seq, r.turns
-	s.title, s.usage = r.title, r.usage
+	s.title, s.live = r.title, r.live
 	if s.title == "" {
 		s.title = loaded.Meta.Title
 	}

@@ -54,6 +54,11 @@ type liveOutput struct {
 	mu      sync.Mutex
 	pending []byte
 	left    int // bytes that may still be forwarded
+
+	// panicked is what a panic of emit left; Close raises it again in
+	// the tool's goroutine, whose owner recovers it (a turn fails), so a
+	// fault in a sink never ends the process.
+	panicked any
 }
 
 // startLiveOutput starts forwarding to the OutputFunc of ctx; it returns
@@ -81,6 +86,7 @@ func (l *liveOutput) Write(p []byte) (int, error) {
 
 func (l *liveOutput) run() {
 	defer close(l.done)
+	defer func() { l.panicked = recover() }()
 	tick := time.NewTicker(OutputInterval)
 	defer tick.Stop()
 	for {
@@ -131,6 +137,9 @@ func (l *liveOutput) Close() {
 	}
 	close(l.stop)
 	<-l.done
+	if l.panicked != nil {
+		panic(l.panicked)
+	}
 }
 
 // partialRuneTail is the length of an incomplete rune at the end of b.

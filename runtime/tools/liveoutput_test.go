@@ -128,3 +128,17 @@ func TestLiveOutputBoundsAChunk(t *testing.T) {
 		t.Fatalf("first chunk has %d bytes and ends %q", len(rec.chunks[0]), rec.chunks[0][len(rec.chunks[0])-60:])
 	}
 }
+
+// A panic of the sink reaches the goroutine that runs the tool, where the
+// turn recovers it, instead of ending the process on the ticker's goroutine.
+func TestLiveOutputPanicReachesTheCaller(t *testing.T) {
+	l := startLiveOutput(WithOutput(context.Background(), func(string) { panic("sink broke") }), 100)
+	_, _ = l.Write([]byte("x"))
+	defer func() {
+		if r := recover(); r != "sink broke" {
+			t.Fatalf("recovered %v", r)
+		}
+	}()
+	l.Close()
+	t.Fatal("Close returned without the panic")
+}
