@@ -69,3 +69,30 @@ func planUpdate(p session.PlanUpdated) schema.PlanUpdate {
 	}
 	return u
 }
+
+// sendProgress shows a resumed session's last plan and context use, which
+// the snapshot carries, as the updates that first showed them.
+func (d *Door) sendProgress(snap session.Snapshot) {
+	for _, p := range []session.Payload{planOf(snap), usageOf(snap)} {
+		if p == nil {
+			continue
+		}
+		if frame := encodeUpdate(session.Event{SessionID: snap.SessionID, Payload: p}, snap.Cwd); frame != nil {
+			_ = d.out.write(frame)
+		}
+	}
+}
+
+func planOf(snap session.Snapshot) session.Payload {
+	if snap.Plan == nil {
+		return nil
+	}
+	return *snap.Plan
+}
+
+func usageOf(snap session.Snapshot) session.Payload {
+	if snap.Usage == nil {
+		return nil
+	}
+	return *snap.Usage
+}

@@ -14,7 +14,7 @@ import (
 
 // The runtime's reasoning, plan and usage reach the client as
 // agent_thought_chunk, plan and usage_update, in process and through a
-// daemon.
+// daemon; session/resume shows the last plan and usage again.
 func TestReasoningPlanAndUsageReachTheClient(t *testing.T) {
 	eachBackend(t, func(t *testing.T, backend string) {
 		env := newEnvFor(t, backend)
@@ -41,6 +41,12 @@ func TestReasoningPlanAndUsageReachTheClient(t *testing.T) {
 		if r.StopReason != "end_turn" {
 			t.Fatalf("stopReason = %q", r.StopReason)
 		}
+		// A resumed session (no replay) shows its last plan and context use.
+		a.request(3, "session/resume", map[string]any{"sessionId": sid, "cwd": env.Work, "mcpServers": []any{}})
+		a.result(3, nil)
+		_, resumed := a.waitFor("the answer to session/resume", 0, func(m msg) bool { return string(m.ID) == "3" && m.Method == "" })
+		a.update(resumed, "plan", `"content":"fix the bug"`)
+		a.update(resumed, "usage_update", `"used":1200`)
 	})
 }
 
