@@ -216,11 +216,12 @@ func (s *Session) closeDiskLocked() {
 	if s.disk.log == nil {
 		return
 	}
+	// A reservation's sync runs first: after Close it could only fail
+	// (log closed) and report an error for a record Close had synced.
+	s.disk.syncs.Wait()
 	if err := s.disk.log.Close(); err != nil {
 		s.diskFailedLocked(err)
 	}
-	// A reservation's sync ends with the Close it ran before.
-	s.disk.syncs.Wait()
 	s.disk.log = nil
 }
 
