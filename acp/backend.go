@@ -28,10 +28,13 @@ type Backend interface {
 	RemoveQueued(ctx context.Context, sessionID, queueID string) error
 	Resolve(ctx context.Context, sessionID, approvalID, decision string) error
 	Close(ctx context.Context, sessionID string) error
-	// Policy and SetPolicy read and change a session's approval policy;
-	// ok is false when the backend cannot tell.
-	Policy(ctx context.Context, sessionID string) (policy string, ok bool)
-	SetPolicy(ctx context.Context, sessionID, policy string) error
+	// Configure switches a session's model or approval policy (an empty
+	// value keeps it) and returns the values in force; with both empty it
+	// only reads them. A change reaches every window as SessionConfigured.
+	Configure(ctx context.Context, sessionID, model, policy string) (session.Configuration, error)
+	// Models lists the models a session may switch to (nil when the
+	// backend cannot tell).
+	Models(ctx context.Context, sessionID string) []string
 	// Skills lists the skills a session offers (nil when the backend
 	// cannot tell).
 	Skills(ctx context.Context, sessionID string) []prompt.Skill
@@ -63,8 +66,8 @@ func (l *Local) bind(sink func(session.Event)) { l.sub = &subscriber{sink} }
 func (l *Local) bindFiles(files func(string) tools.FileAccess) { l.files = files }
 
 // giveFiles routes s's file tools through this door's client, when it
-// offers file access. Only the in-process backend can: the scv protocol
-// has no request from the daemon to a client.
+// offers file access (through a daemon, Remote does it per prompt: see
+// remotefiles.go).
 func (l *Local) giveFiles(s *session.Session) {
 	if l.files == nil || s == nil {
 		return
@@ -150,20 +153,29 @@ func (l *Local) Resolve(_ context.Context, id, approvalID, decision string) erro
 
 func (l *Local) Close(_ context.Context, id string) error { return l.m.Close(id) }
 
-func (l *Local) Policy(_ context.Context, id string) (string, bool) {
+func (l *Local) Configure(_ context.Context, id, model, policy string) (session.Configuration, error) {
 	s, err := l.m.Get(id)
 	if err != nil {
-		return "", false
+		return session.Configuration{}, err
 	}
-	return s.ApprovalPolicy(), true
+	return s.Configure(model, policy)
 }
 
-func (l *Local) SetPolicy(_ context.Context, id, policy string) error {
+func (l *Local) Models(ctx context.Context, id string) []string {
 	s, err := l.m.Get(id)
 	if err != nil {
-		return err
+		return nil
 	}
-	return s.SetApprovalPolicy(policy)
+	return modelIDs(s.ListModels(ctx))
+}
+
+// modelIDs are a model list's ids, in its order.
+func modelIDs(list session.ModelList) []string {
+	out := make([]string, 0, len(list.Models))
+	for _, m := range list.Models {
+		out = append(out, m.ID)
+	}
+	return out
 }
 
 func (l *Local) Skills(_ context.Context, id string) []prompt.Skill {

@@ -24,19 +24,8 @@ func TestACPAndSCVClientShareADaemonSession(t *testing.T) {
 		fakeopenai.Reply{Chunks: []string{"ran it"}},
 		fakeopenai.Reply{Chunks: []string{"editor answer"}},
 	)
-	ed := env.Connect()
-	ed.Initialize()
+	a, ed := startAgentFor(t, env, "daemon")
 	snap := ed.StartSession(env.Work, nil)
-	var status schema.DaemonStatus
-	ed.MustCall(schema.MethodDaemonStatus, struct{}{}, &status)
-
-	var environ []string
-	for _, kv := range env.Environ() {
-		if !strings.HasPrefix(kv, "SCV_NO_DAEMON=") {
-			environ = append(environ, kv)
-		}
-	}
-	a := startAgentEnv(t, env, environ, "--daemon=required", "--socket", status.Socket)
 	a.initialize()
 	a.request(1, "session/load", map[string]any{"sessionId": snap.SessionID, "cwd": env.Work, "mcpServers": []any{}})
 	a.result(1, nil)

@@ -71,8 +71,10 @@ type Door struct {
 type sessState struct {
 	cwd     string
 	model   string
-	running string // the running turn's id, as the events tell it
-	title   string // stored by the runtime, else from the first prompt seen
+	policy  string   // the approval policy ("" while unknown)
+	models  []string // what the model option offers, read at setup
+	running string   // the running turn's id, as the events tell it
+	title   string   // stored by the runtime, else from the first prompt seen
 	// streamed: the replayed answer being rebuilt came as deltas, so its
 	// assistant.completed must not repeat it (used by the pump only).
 	streamed bool

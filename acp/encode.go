@@ -30,6 +30,15 @@ func encodeUpdate(ev session.Event, cwd string) []byte {
 		update = schema.ToolCallUpdate{SessionUpdate: schema.UpdateToolCallUpdate, ToolCallID: p.CallID, Status: schema.StatusInProgress}
 	case session.ToolCompleted:
 		update = toolDone(p)
+	case session.AssistantReasoning:
+		update = schema.Chunk{SessionUpdate: schema.UpdateAgentThought, Content: schema.Text(p.Content)}
+	case session.PlanUpdated:
+		update = planUpdate(p)
+	case session.SessionUsage:
+		if p.ContextMaxTokens <= 0 {
+			return nil // a window of unknown size: nothing to measure against
+		}
+		update = schema.UsageUpdate{SessionUpdate: schema.UpdateUsage, Used: p.ContextTokens, Size: p.ContextMaxTokens}
 	default:
 		return nil
 	}
@@ -51,4 +60,39 @@ func appendChunk(dst []byte, sid, text string) []byte {
 	dst = append(dst, mid...)
 	dst = jsonstr.Append(dst, text)
 	return append(dst, tail...)
+}
+
+func planUpdate(p session.PlanUpdated) schema.PlanUpdate {
+	u := schema.PlanUpdate{SessionUpdate: schema.UpdatePlan, Entries: make([]schema.PlanEntry, 0, len(p.Steps))}
+	for _, st := range p.Steps {
+		u.Entries = append(u.Entries, schema.PlanEntry{Content: st.Step, Priority: schema.PriorityMedium, Status: st.Status})
+	}
+	return u
+}
+
+// sendProgress shows a resumed session's last plan and context use, which
+// the snapshot carries, as the updates that first showed them.
+func (d *Door) sendProgress(snap session.Snapshot) {
+	for _, p := range []session.Payload{planOf(snap), usageOf(snap)} {
+		if p == nil {
+			continue
+		}
+		if frame := encodeUpdate(session.Event{SessionID: snap.SessionID, Payload: p}, snap.Cwd); frame != nil {
+			_ = d.out.write(frame)
+		}
+	}
+}
+
+func planOf(snap session.Snapshot) session.Payload {
+	if snap.Plan == nil {
+		return nil
+	}
+	return *snap.Plan
+}
+
+func usageOf(snap session.Snapshot) session.Payload {
+	if snap.Usage == nil {
+		return nil
+	}
+	return *snap.Usage
 }

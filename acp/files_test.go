@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"scv/internal/fakeopenai"
-	"scv/lsp/lsptest"
 	"scv/runtime/provider"
 )
 
@@ -20,8 +19,11 @@ func toolCall(id, name string, args map[string]string) fakeopenai.Reply {
 // sees the client's buffer, a write goes to the client after approval and
 // leaves the disk alone, and a path outside the workspace never reaches it.
 func TestFileToolsGoThroughTheClientsFS(t *testing.T) {
-	t.Parallel()
-	env := lsptest.NewEnv(t, lsptest.Binary{})
+	eachBackend(t, fileToolsGoThroughTheClientsFS)
+}
+
+func fileToolsGoThroughTheClientsFS(t *testing.T, backend string) {
+	env := newEnvFor(t, backend)
 	env.WriteFile("a.txt", "on disk\n")
 	env.OpenAI.Enqueue(
 		toolCall("r1", "read_file", map[string]string{"path": "a.txt"}),
@@ -29,7 +31,7 @@ func TestFileToolsGoThroughTheClientsFS(t *testing.T) {
 		toolCall("o1", "read_file", map[string]string{"path": "../outside.txt"}),
 		fakeopenai.Reply{Chunks: []string{"done"}},
 	)
-	a := startAgent(t, env, "--daemon=never")
+	a, _ := startAgentFor(t, env, backend)
 	a.request(0, "initialize", map[string]any{"protocolVersion": 1,
 		"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}}})
 	a.result(0, nil)
@@ -50,6 +52,8 @@ func TestFileToolsGoThroughTheClientsFS(t *testing.T) {
 	a.send(`{"jsonrpc":"2.0","id":` + string(read.ID) + `,"result":{"content":"unsaved buffer\n"}}`)
 
 	ask, j := a.waitFor("a permission request", i, func(m msg) bool { return m.Method == "session/request_permission" })
+	// The proposal's diff holds the text the write replaces (the disk's).
+	a.update(0, "tool_call", `"toolCallId":"w1"`, `"type":"diff"`, `"oldText":"on disk\n"`, `"newText":"written\n"`)
 	a.send(`{"jsonrpc":"2.0","id":` + string(ask.ID) + `,"result":{"outcome":{"outcome":"selected","optionId":"approve"}}}`)
 	// write_file reads the text it replaces (for its report) from the client too.
 	old, _ := a.waitFor("write_file's fs/read_text_file", j, func(m msg) bool { return m.Method == "fs/read_text_file" })
@@ -104,11 +108,16 @@ func TestFileToolsGoThroughTheClientsFS(t *testing.T) {
 // session/cancel while the client has not answered fs/read_text_file
 // withdraws that request and ends the prompt cancelled.
 func TestCancelWithdrawsAnOpenFSRequest(t *testing.T) {
-	t.Parallel()
-	env := lsptest.NewEnv(t, lsptest.Binary{})
+	eachBackend(t, func(t *testing.T, backend string) {
+		cancelWithdrawsAnOpenFSRequest(t, backend)
+	})
+}
+
+func cancelWithdrawsAnOpenFSRequest(t *testing.T, backend string) {
+	env := newEnvFor(t, backend)
 	env.WriteFile("a.txt", "on disk\n")
 	env.OpenAI.Enqueue(toolCall("r1", "read_file", map[string]string{"path": "a.txt"}))
-	a := startAgent(t, env, "--daemon=never")
+	a, _ := startAgentFor(t, env, backend)
 	a.request(0, "initialize", map[string]any{"protocolVersion": 1,
 		"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": true}}})
 	a.result(0, nil)

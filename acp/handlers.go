@@ -187,6 +187,9 @@ func (d *Door) open(id, params json.RawMessage, replay bool) (any, bool, error) 
 		}
 		d.reply(id, setup)
 		d.sendCommands(snap.SessionID, cmds)
+		if !replay {
+			d.sendProgress(snap) // a load's replay has shown them
+		}
 		// Approvals asked before this client came are asked again here.
 		for _, a := range pending {
 			d.askPermission(a.SessionID, a.Approval)

@@ -24,7 +24,7 @@ const eventOverhead = 64
 // droppable reports whether an event only shows progress.
 func droppable(p session.Payload) bool {
 	switch p.(type) {
-	case session.AssistantDelta, session.ToolStarted:
+	case session.AssistantDelta, session.AssistantReasoning, session.ToolStarted, session.SessionUsage:
 		return true
 	}
 	return false

@@ -162,6 +162,10 @@ func (d *Door) process(it item) {
 		}
 	case session.QueueRemoved:
 		d.dropQueued(p.QueueID)
+	case session.SessionConfigured:
+		d.configured(ev.SessionID, p)
+	case session.TurnSteered:
+		d.userMessage(ev.SessionID, p.Prompt) // joined the running turn
 	case session.SessionCleared, session.SessionClosed:
 		d.dropSessionQueued(ev.SessionID)
 	}
@@ -176,6 +180,8 @@ func (d *Door) replayed(st *sessState, ev session.Event) {
 		d.userMessage(ev.SessionID, p.Prompt)
 		d.noteTitle(ev.SessionID, p.Prompt)
 		st.streamed = false
+	case session.TurnSteered:
+		d.userMessage(ev.SessionID, p.Prompt)
 	case session.AssistantDelta:
 		st.streamed = true
 	case session.AssistantCompleted:

@@ -17,6 +17,7 @@ import (
 	"scv/runtime/config"
 	"scv/runtime/prompt"
 	"scv/runtime/session"
+	"scv/runtime/tools"
 )
 
 // ReplayWait bounds how long session/load waits for a daemon's replayed
@@ -31,6 +32,7 @@ type Remote struct {
 
 	mu         sync.Mutex
 	sink       func(session.Event)
+	files      func(sid string) tools.FileAccess // the door's client files; see remotefiles.go
 	collecting map[string]*collector
 }
 
@@ -45,6 +47,7 @@ type collector struct {
 func DialRemote(ctx context.Context, conn net.Conn, flags config.Overrides, version string) (*Remote, error) {
 	r := &Remote{collecting: map[string]*collector{}}
 	r.c = client.New(conn, r.onNotify)
+	r.c.HandleRequests(r.serveFile)
 	pid, pv := os.Getpid(), lspschema.ProtocolVersion
 	opts := &lspschema.ClientOptions{ProtocolVersion: &pv}
 	if !flags.IsZero() {
@@ -206,7 +209,8 @@ func (r *Remote) Delete(ctx context.Context, id string) error {
 
 func (r *Remote) StartTurn(ctx context.Context, id, prompt string, items []session.ContextItem, _ string) (session.TurnStart, error) {
 	var res session.TurnStart
-	err := r.call(ctx, lspschema.MethodTurnStart, lspschema.TurnStartParams{SessionID: id, Prompt: &prompt, Context: items}, &res)
+	err := r.call(ctx, lspschema.MethodTurnStart, lspschema.TurnStartParams{SessionID: id, Prompt: &prompt, Context: items,
+		FileAccess: r.fileAccess(id)}, &res)
 	return res, err
 }
 
@@ -236,15 +240,32 @@ func (r *Remote) Close(ctx context.Context, id string) error {
 	return r.call(ctx, lspschema.MethodSessionClose, lspschema.SessionRef{SessionID: id}, nil)
 }
 
-// Policy is unknown through the daemon: the scv protocol does not carry it yet.
-func (r *Remote) Policy(context.Context, string) (string, bool) { return "", false }
-
-func (r *Remote) SetPolicy(context.Context, string, string) error {
-	return &session.Error{Code: session.CodeUnsupported, Message: "changing the approval mode of a daemon session is not supported yet; run scv acp --daemon=never or start the session with --approval"}
+func (r *Remote) Configure(ctx context.Context, id, model, policy string) (session.Configuration, error) {
+	var res lspschema.SessionConfigureResult
+	err := r.call(ctx, lspschema.MethodSessionConfigure, lspschema.SessionConfigureParams{SessionID: id, Model: model, ApprovalPolicy: policy}, &res)
+	return res, err
 }
 
-// Skills: the scv protocol does not carry a session's skills yet.
-func (r *Remote) Skills(context.Context, string) []prompt.Skill { return nil }
+func (r *Remote) Models(ctx context.Context, id string) []string {
+	var res lspschema.ModelListResult
+	if err := r.call(ctx, lspschema.MethodModelList, lspschema.SessionRef{SessionID: id}, &res); err != nil {
+		return nil
+	}
+	return modelIDs(res)
+}
+
+// Skills asks the daemon for the session's skills; nil when it cannot tell.
+func (r *Remote) Skills(ctx context.Context, id string) []prompt.Skill {
+	var res lspschema.SkillListResult
+	if err := r.call(ctx, lspschema.MethodSkillList, lspschema.SessionRef{SessionID: id}, &res); err != nil {
+		return nil
+	}
+	out := make([]prompt.Skill, 0, len(res.Skills))
+	for _, k := range res.Skills {
+		out = append(out, prompt.Skill{Name: k.Name, Description: k.Description, Scope: k.Scope})
+	}
+	return out
+}
 
 func (r *Remote) Shutdown() { _ = r.c.Close() }
 
@@ -294,6 +315,16 @@ func decodePayload(method string, raw json.RawMessage) (session.Payload, bool) {
 		return decodeAs[session.TurnFailed](raw)
 	case lspschema.EvQueueRemoved:
 		return decodeAs[session.QueueRemoved](raw)
+	case lspschema.EvAssistantReasoning:
+		return decodeAs[session.AssistantReasoning](raw)
+	case lspschema.EvPlanUpdated:
+		return decodeAs[session.PlanUpdated](raw)
+	case lspschema.EvSessionUsage:
+		return decodeAs[session.SessionUsage](raw)
+	case lspschema.EvTurnSteered:
+		return decodeAs[session.TurnSteered](raw)
+	case lspschema.EvSessionConfigured:
+		return decodeAs[session.SessionConfigured](raw)
 	case lspschema.EvSessionCleared:
 		return session.SessionCleared{}, true
 	case lspschema.EvSessionClosed:

@@ -100,7 +100,8 @@ func toolCall(p session.ToolProposed, cwd string) schema.ToolCallUpdate {
 	switch p.Name {
 	case "write_file":
 		if a.Content != nil {
-			u.Content = []schema.ToolCallContent{{Type: "diff", Path: absPath(cwd, a.Path), NewText: a.Content}}
+			// oldText absent: a new file (or one too large or binary to show).
+			u.Content = []schema.ToolCallContent{{Type: "diff", Path: absPath(cwd, a.Path), OldText: p.OldText, NewText: a.Content}}
 		}
 	case "edit_file":
 		if a.Old != nil && a.New != nil {

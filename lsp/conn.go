@@ -41,6 +41,9 @@ type conn struct {
 	running   int
 	held      []heldFrame
 	heldBytes int
+	// The server's own requests (scv/file/*) awaiting the client's answer.
+	requests    map[int64]chan *incoming
+	nextRequest int64
 }
 
 func newConn(parent context.Context, srv *Server, rwc io.ReadWriteCloser) *conn {
@@ -138,8 +141,9 @@ func (c *conn) handleFrame(body []byte) bool {
 		c.reply(id, nil, werr)
 		return false
 	}
-	if msg == nil {
-		return false // a response: we never send requests
+	if msg.isResponse {
+		c.answerRequest(msg)
+		return false
 	}
 	if !msg.isCall {
 		return c.handleNotification(msg)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -15,6 +16,12 @@ import (
 // documentedMethods returns the first-column names of every table in the
 // protocol page whose header starts with "| method".
 func documentedMethods(t *testing.T) []string {
+	return documentedNames(t, "| method")
+}
+
+// documentedNames returns the first-column names of every table in the
+// protocol page whose header starts with header.
+func documentedNames(t *testing.T, header string) []string {
 	t.Helper()
 	page, err := os.ReadFile("../docs/protocol.md")
 	if err != nil {
@@ -25,7 +32,7 @@ func documentedMethods(t *testing.T) []string {
 	cell := regexp.MustCompile("^\\| `([^`]+)` \\|")
 	for _, line := range strings.Split(string(page), "\n") {
 		switch {
-		case strings.HasPrefix(line, "| method"):
+		case strings.HasPrefix(line, header):
 			inTable = true
 		case !strings.HasPrefix(line, "|"):
 			inTable = false
@@ -46,6 +53,25 @@ func TestProtocolPageListsExactlyWhatTheServerHandlesAndSends(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("docs/protocol.md method tables differ from the code:\n documented: %v\n  in code:   %v", got, want)
 	}
+}
+
+func TestProtocolPageListsTheRequestsTheServerSends(t *testing.T) {
+	want := slices.Sorted(slices.Values(schema.ClientMethods))
+	if got := documentedNames(t, "| request"); !slices.Equal(got, want) {
+		t.Errorf("docs/protocol.md documents the server's requests %v; the schema lists %v", got, want)
+	}
+	if !strings.Contains(mustRead(t, "../docs/protocol.md"), fmt.Sprintf("%q: %d", "fileRequestTimeoutMs", FileRequestTimeout.Milliseconds())) {
+		t.Errorf("docs/protocol.md does not quote fileRequestTimeoutMs %d", FileRequestTimeout.Milliseconds())
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func TestProtocolPageQuotesTheAdvertisedLimits(t *testing.T) {

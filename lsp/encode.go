@@ -69,6 +69,10 @@ func methodOf(p session.Payload) string {
 		return schema.EvSessionRestored
 	case session.McpStatus:
 		return schema.EvMcpStatus
+	case session.TurnSteered:
+		return schema.EvTurnSteered
+	case session.SessionConfigured:
+		return schema.EvSessionConfigured
 	case session.AssistantReasoning:
 		return schema.EvAssistantReasoning
 	case session.ToolOutput:

@@ -38,6 +38,8 @@ var allPayloads = []session.Payload{
 	session.SessionRenamed{Title: "t"},
 	session.SessionRestored{Queued: 1, Paused: true},
 	session.McpStatus{Name: "files", State: "failed", Error: "exec: \"x\": not found"},
+	session.TurnSteered{TurnID: "t1", Prompt: "and also \"this\""},
+	session.SessionConfigured{Model: "m", ApprovalPolicy: "always"},
 	session.AssistantReasoning{TurnID: "t1", Content: "hm\"m\x02"},
 	session.ToolOutput{TurnID: "t1", CallID: "c", Chunk: "line\n"},
 	session.PlanUpdated{TurnID: "t1", Steps: []session.PlanStep{{Step: "s", Status: session.PlanPending}}},

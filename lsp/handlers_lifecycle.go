@@ -9,6 +9,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"scv/lsp/schema"
+	"scv/runtime/approvals"
+	"scv/runtime/provider"
 	"scv/runtime/session"
 )
 
@@ -39,12 +41,19 @@ func handleInitialize(_ context.Context, c *conn, req *incoming) (any, error) {
 	var res InitializeResult
 	res.ServerInfo = schema.ServerInfo{Name: "scv", Version: c.srv.opts.Version}
 	res.Capabilities.Experimental.SCV = Capabilities{
-		ProtocolVersion:  ProtocolVersion,
-		Methods:          AdvertisedMethods(),
-		Notifications:    schema.Notifications,
-		Limits:           c.srv.limits,
-		ApprovalPolicies: session.ApprovalPolicies,
-		Daemon:           c.srv.opts.Mode == ModeDaemon,
+		ProtocolVersion:   ProtocolVersion,
+		Methods:           AdvertisedMethods(),
+		Notifications:     schema.Notifications,
+		Limits:            c.srv.limits,
+		ApprovalPolicies:  session.ApprovalPolicies,
+		ApprovalRuleKinds: []string{approvals.KindShell, approvals.KindEdit},
+		ModelList: schema.ModelListLimits{
+			TimeoutMs:    provider.ModelListTimeout.Milliseconds(),
+			CacheSeconds: int64(provider.ModelListTTL.Seconds()),
+		},
+		Daemon:               c.srv.opts.Mode == ModeDaemon,
+		ClientRequests:       schema.ClientMethods,
+		FileRequestTimeoutMs: FileRequestTimeout.Milliseconds(),
 	}
 	return res, nil
 }

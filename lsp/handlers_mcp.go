@@ -35,3 +35,16 @@ func handleMcpList(_ context.Context, c *conn, req *incoming) (any, error) {
 	}
 	return schema.McpListResult{Servers: s.MCPServers()}, nil
 }
+
+func handleSkillList(_ context.Context, c *conn, req *incoming) (any, error) {
+	var p schema.SessionRef
+	s, err := sessionOf(c, req, &p, &p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	res := schema.SkillListResult{Skills: []schema.SkillInfo{}}
+	for _, k := range s.Skills() {
+		res.Skills = append(res.Skills, schema.SkillInfo{Name: k.Name, Description: k.Description, Scope: k.Scope})
+	}
+	return res, nil
+}

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"fmt"
 
 	"scv/lsp/schema"
 	"scv/runtime/session"
@@ -176,7 +177,7 @@ func handleTurnStart(_ context.Context, c *conn, req *incoming) (any, error) {
 	if p.Prompt == nil {
 		return nil, invalidParams("params.prompt (string) is required")
 	}
-	res, err := s.StartTurn(*p.Prompt, p.Context, req.idText)
+	res, err := s.StartTurnWithFiles(*p.Prompt, p.Context, req.idText, c.filesFor(p.SessionID, p.FileAccess))
 	if err != nil {
 		return nil, err
 	}
@@ -258,5 +259,15 @@ func handleApprovalResolve(_ context.Context, c *conn, req *incoming) (any, erro
 	if p.ApprovalID == "" {
 		return nil, invalidParams("params.approvalId is required")
 	}
-	return schema.Empty{}, s.Resolve(p.ApprovalID, p.Decision)
+	if p.AllowRule == "" {
+		return schema.ApprovalResolveResult{}, s.Resolve(p.ApprovalID, p.Decision)
+	}
+	if p.Decision != session.DecisionApprove {
+		return nil, invalidParams(fmt.Sprintf("params.allowRule goes with decision approve only, not %q", p.Decision))
+	}
+	path, err := s.ResolveWithRule(p.ApprovalID, p.AllowRule)
+	if err != nil {
+		return nil, err
+	}
+	return schema.ApprovalResolveResult{RuleAddedTo: path}, nil
 }

@@ -26,12 +26,15 @@ type incoming struct {
 	method string
 	params json.RawMessage
 	isCall bool
+	// A response to one of the server's own requests (scv/file/*):
+	// result or rpcErr is set.
+	isResponse     bool
+	result, rpcErr json.RawMessage
 }
 
 // decode classifies one frame body. On failure it returns the id it could
-// recover (for the error reply) and the error to answer with; a nil
-// incoming with a nil error means the frame is a response, which the
-// server ignores because it sends no requests.
+// recover (for the error reply) and the error to answer with. A response
+// to one of the server's requests comes back with isResponse set.
 func decode(body []byte) (*incoming, jsonrpc2.ID, *jsonrpc2.Error) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
@@ -59,7 +62,7 @@ func decode(body []byte) (*incoming, jsonrpc2.ID, *jsonrpc2.Error) {
 	}
 	if env.Method == nil {
 		if len(env.Result) > 0 || len(env.Error) > 0 {
-			return nil, id, nil
+			return &incoming{id: id, idText: idText, isResponse: true, result: env.Result, rpcErr: env.Error}, id, nil
 		}
 		return nil, id, jsonrpc2.NewError(codeInvalidRequest, `the message has no "method"`)
 	}

@@ -65,6 +65,11 @@ func init() {
 		schema.MethodApprovalResolve: {handle: handleApprovalResolve},
 		schema.MethodDaemonStatus:    {handle: handleDaemonStatus},
 		schema.MethodMcpList:         {handle: handleMcpList},
+		schema.MethodSkillList:       {handle: handleSkillList},
+		schema.MethodTurnSteer:       {handle: handleTurnSteer},
+		// configure reads the workspace's project file (its policy rule).
+		schema.MethodSessionConfigure: {handle: handleSessionConfigure, async: true},
+		schema.MethodModelList:        {handle: handleModelList, async: true},
 	}
 }
 

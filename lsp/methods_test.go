@@ -17,6 +17,7 @@ var (
 		"scv/session/delete", "scv/session/fork", "scv/turn/start",
 		"scv/turn/cancel", "scv/queue/list", "scv/queue/update", "scv/queue/move",
 		"scv/queue/remove", "scv/approval/resolve", "scv/daemon/status", "scv/mcp/list",
+		"scv/turn/steer", "scv/session/configure", "scv/model/list", "scv/skill/list",
 	}
 	specNotifications = []string{
 		"scv/turn/started", "scv/assistant/delta", "scv/assistant/completed", "scv/tool/proposed",
@@ -25,6 +26,7 @@ var (
 		"scv/queue/snapshot", "scv/queue/enqueued", "scv/queue/updated", "scv/queue/moved",
 		"scv/queue/removed", "scv/queue/dequeued", "scv/session/paused", "scv/session/cleared",
 		"scv/session/closed", "scv/session/renamed", "scv/session/restored", "scv/mcp/status", "scv/session/lagged", "scv/session/gap",
+		"scv/turn/steered", "scv/session/configured",
 		"scv/assistant/reasoning", "scv/tool/output", "scv/plan/updated", "scv/session/usage",
 	}
 )
@@ -51,6 +53,9 @@ func TestAdvertisedMethodsAreExactlyThoseDispatched(t *testing.T) {
 		}
 		if !reflect.DeepEqual(caps.ApprovalPolicies, []string{"never", "on-risk", "always", "auto"}) {
 			t.Errorf("approvalPolicies = %v", caps.ApprovalPolicies)
+		}
+		if !reflect.DeepEqual(caps.ApprovalRuleKinds, []string{"shell", "edit"}) || caps.ModelList.TimeoutMs != 2000 || caps.ModelList.CacheSeconds != 600 {
+			t.Errorf("approvalRuleKinds = %v, modelList = %+v", caps.ApprovalRuleKinds, caps.ModelList)
 		}
 		l := caps.Limits
 		if l.MaxPromptBytes != 262144 || l.MaxQueueItems != 64 || l.MaxQueueBytes != 4194304 || l.MaxClientFrameBytes != 8388608 ||

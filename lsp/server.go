@@ -94,6 +94,7 @@ func NewServer(opts Options) *Server {
 		MaxInflightRequests: p.MaxInflightRequests,
 		OutboundQueueBytes:  p.OutboundQueueBytes,
 		MaxSessions:         opts.MaxSessions,
+		MaxOldTextBytes:     session.MaxOldTextBytes,
 	}.WithResponse(opts.Response)
 	if opts.Mode == ModeDaemon {
 		limits.MaxConnections = opts.MaxConnections

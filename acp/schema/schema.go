@@ -53,6 +53,8 @@ const (
 	UpdateConfigOption      = "config_option_update"
 	UpdateSessionInfo       = "session_info_update"
 	UpdateUsage             = "usage_update"
+	UpdateAgentThought      = "agent_thought_chunk"
+	UpdatePlan              = "plan"
 )
 
 // Stop reasons of a prompt turn.

@@ -124,6 +124,8 @@ type Server struct {
 
 	closing   chan struct{}
 	closeOnce sync.Once
+
+	models models
 }
 
 // New starts a server that is closed when t ends.
@@ -238,6 +240,11 @@ func (s *Server) next() Reply {
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/v1/models" {
+		// Kept apart from the chat requests, which tests count.
+		s.serveModels(w, r)
+		return
+	}
 	rec, decodeErr := s.record(r)
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path))

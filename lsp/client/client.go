@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"sync"
 	"syscall"
 
@@ -68,6 +69,7 @@ type Client struct {
 	// refuses a connection says why that way before it hangs up.
 	lastMessage string
 	done        chan struct{}
+	requests    *serverRequests // nil: the server's requests get -32601
 }
 
 // ProtocolVersion is the scv protocol version the client asks for.
@@ -102,11 +104,13 @@ func (c *Client) Err() error {
 func (c *Client) Close() error {
 	err := c.rwc.Close()
 	<-c.done
+	c.stopServing()
 	return err
 }
 
 func (c *Client) readLoop() {
 	defer close(c.done)
+	defer c.stopServing() // the server is gone: nobody reads the answers
 	r := wire.NewReader(c.rwc, MaxFrameBytes)
 	var err error
 	for {
@@ -164,15 +168,16 @@ func (c *Client) dispatch(body []byte) {
 		c.notify(method, view.Params)
 		return
 	case jsonrpc2.MessageViewCall:
-		// A request from the server: this client serves none.
+		// A request from the server: see HandleRequests.
 		method, _ := view.MethodString()
-		id := jsonrpc2.NewNumberID(0)
+		id, key := jsonrpc2.NewNumberID(0), "0"
 		if n, ok := view.ID.Number(); ok {
-			id = jsonrpc2.NewNumberID(n)
+			id, key = jsonrpc2.NewNumberID(n), strconv.FormatInt(n, 10)
 		} else if s, ok := view.ID.StringValue(); ok {
-			id = jsonrpc2.NewStringID(s)
+			quoted, _ := json.Marshal(s)
+			id, key = jsonrpc2.NewStringID(s), string(quoted)
 		}
-		_ = c.write(jsonrpc2.AppendResponse(nil, id, nil, jsonrpc2.NewError(-32601, "this client does not handle "+method)))
+		c.serve(id, key, method, json.RawMessage(view.Params))
 		return
 	case jsonrpc2.MessageViewResponseResult, jsonrpc2.MessageViewResponseError:
 	default:
@@ -203,6 +208,9 @@ func (c *Client) dispatch(body []byte) {
 // notify remembers a window/showMessage text and hands the notification
 // to the handler.
 func (c *Client) notify(method string, params []byte) {
+	if method == protocol.MethodCancelRequest {
+		c.cancelServerRequest(params)
+	}
 	if method == protocol.MethodWindowShowMessage {
 		var p struct {
 			Message string `json:"message"`

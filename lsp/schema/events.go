@@ -96,6 +96,14 @@ type (
 		EventHeader
 		session.McpStatus
 	}
+	TurnSteeredParams struct {
+		EventHeader
+		session.TurnSteered
+	}
+	SessionConfiguredParams struct {
+		EventHeader
+		session.SessionConfigured
+	}
 	AssistantReasoningParams struct {
 		EventHeader
 		session.AssistantReasoning

@@ -42,7 +42,23 @@ type Capabilities struct {
 	Notifications    []string `json:"notifications"`
 	Limits           Limits   `json:"limits"`
 	ApprovalPolicies []string `json:"approvalPolicies"`
-	Daemon           bool     `json:"daemon"`
+	// ApprovalRuleKinds are the kinds of [approvals] allow rules
+	// ("shell", "edit") an allowRule may hold.
+	ApprovalRuleKinds []string        `json:"approvalRuleKinds"`
+	ModelList         ModelListLimits `json:"modelList"`
+	Daemon            bool            `json:"daemon"`
+	// ClientRequests are the requests the server may send a client that
+	// offers file access; FileRequestTimeoutMs bounds its wait for each
+	// answer.
+	ClientRequests       []string `json:"clientRequests"`
+	FileRequestTimeoutMs int64    `json:"fileRequestTimeoutMs"`
+}
+
+// ModelListLimits says how scv/model/list asks the provider: within
+// TimeoutMs, its answer kept CacheSeconds per base URL.
+type ModelListLimits struct {
+	TimeoutMs    int64 `json:"timeoutMs"`
+	CacheSeconds int64 `json:"cacheSeconds"`
 }
 
 // ServerInfo names the server in the initialize result.

@@ -14,25 +14,29 @@ const Namespace = "scv/"
 
 // Requests a client sends.
 const (
-	MethodSessionStart    = "scv/session/start"
-	MethodSessionAttach   = "scv/session/attach"
-	MethodSessionDetach   = "scv/session/detach"
-	MethodSessionList     = "scv/session/list"
-	MethodSessionClose    = "scv/session/close"
-	MethodSessionClear    = "scv/session/clear"
-	MethodSessionPause    = "scv/session/pause"
-	MethodSessionRename   = "scv/session/rename"
-	MethodSessionDelete   = "scv/session/delete"
-	MethodSessionFork     = "scv/session/fork"
-	MethodTurnStart       = "scv/turn/start"
-	MethodTurnCancel      = "scv/turn/cancel"
-	MethodQueueList       = "scv/queue/list"
-	MethodQueueUpdate     = "scv/queue/update"
-	MethodQueueMove       = "scv/queue/move"
-	MethodQueueRemove     = "scv/queue/remove"
-	MethodApprovalResolve = "scv/approval/resolve"
-	MethodDaemonStatus    = "scv/daemon/status"
-	MethodMcpList         = "scv/mcp/list"
+	MethodSessionStart     = "scv/session/start"
+	MethodSessionAttach    = "scv/session/attach"
+	MethodSessionDetach    = "scv/session/detach"
+	MethodSessionList      = "scv/session/list"
+	MethodSessionClose     = "scv/session/close"
+	MethodSessionClear     = "scv/session/clear"
+	MethodSessionPause     = "scv/session/pause"
+	MethodSessionRename    = "scv/session/rename"
+	MethodSessionDelete    = "scv/session/delete"
+	MethodSessionFork      = "scv/session/fork"
+	MethodTurnStart        = "scv/turn/start"
+	MethodTurnCancel       = "scv/turn/cancel"
+	MethodQueueList        = "scv/queue/list"
+	MethodQueueUpdate      = "scv/queue/update"
+	MethodQueueMove        = "scv/queue/move"
+	MethodQueueRemove      = "scv/queue/remove"
+	MethodApprovalResolve  = "scv/approval/resolve"
+	MethodDaemonStatus     = "scv/daemon/status"
+	MethodMcpList          = "scv/mcp/list"
+	MethodTurnSteer        = "scv/turn/steer"
+	MethodSessionConfigure = "scv/session/configure"
+	MethodModelList        = "scv/model/list"
+	MethodSkillList        = "scv/skill/list"
 )
 
 // Methods lists every request above; initialize advertises exactly these
@@ -42,7 +46,7 @@ var Methods = []string{
 	MethodSessionClose, MethodSessionClear, MethodSessionPause, MethodSessionRename,
 	MethodSessionDelete, MethodSessionFork, MethodTurnStart, MethodTurnCancel,
 	MethodQueueList, MethodQueueUpdate, MethodQueueMove, MethodQueueRemove, MethodApprovalResolve,
-	MethodDaemonStatus, MethodMcpList,
+	MethodDaemonStatus, MethodMcpList, MethodTurnSteer, MethodSessionConfigure, MethodModelList, MethodSkillList,
 }
 
 // Notifications the server sends.
@@ -71,6 +75,8 @@ const (
 	EvSessionRenamed     = "scv/session/renamed"
 	EvSessionRestored    = "scv/session/restored"
 	EvMcpStatus          = "scv/mcp/status"
+	EvTurnSteered        = "scv/turn/steered"
+	EvSessionConfigured  = "scv/session/configured"
 	// Issue 12: reasoning, live tool output, plan and usage.
 	EvAssistantReasoning = "scv/assistant/reasoning"
 	EvToolOutput         = "scv/tool/output"
@@ -89,7 +95,7 @@ var Notifications = []string{
 	EvTurnCompleted, EvTurnCancelled, EvTurnFailed, EvQueueSnapshot, EvQueueEnqueued,
 	EvQueueUpdated, EvQueueMoved, EvQueueRemoved, EvQueueDequeued, EvSessionPaused,
 	EvSessionCleared, EvSessionClosed, EvSessionRenamed, EvSessionRestored, EvMcpStatus,
-	EvAssistantReasoning, EvToolOutput, EvPlanUpdated, EvSessionUsage,
+	EvTurnSteered, EvSessionConfigured, EvAssistantReasoning, EvToolOutput, EvPlanUpdated, EvSessionUsage,
 	EvSessionLagged, EvSessionGap,
 }
 

@@ -101,6 +101,9 @@ type TurnStartParams struct {
 	SessionID string        `json:"sessionId"`
 	Prompt    *string       `json:"prompt"`
 	Context   []ContextItem `json:"context,omitempty"`
+	// FileAccess: this connection serves scv/file/read or write for the
+	// prompt's turn (see files.go).
+	FileAccess *FileAccess `json:"fileAccess,omitempty"`
 }
 
 // TurnCancelParams is the params of scv/turn/cancel.
@@ -108,6 +111,31 @@ type TurnCancelParams struct {
 	SessionID string `json:"sessionId"`
 	TurnID    string `json:"turnId"`
 }
+
+// TurnSteerParams is the params of scv/turn/steer.
+type TurnSteerParams struct {
+	SessionID string  `json:"sessionId"`
+	TurnID    string  `json:"turnId"`
+	Prompt    *string `json:"prompt"`
+}
+
+// SessionConfigureParams is the params of scv/session/configure; an
+// absent member keeps the session's current value.
+type SessionConfigureParams struct {
+	SessionID      string `json:"sessionId"`
+	Model          string `json:"model,omitempty"`
+	ApprovalPolicy string `json:"approvalPolicy,omitempty"`
+}
+
+// SessionConfigureResult is the result of scv/session/configure: the
+// values in force.
+type SessionConfigureResult = session.Configuration
+
+// Models as scv/model/list reports them.
+type (
+	ModelListResult = session.ModelList
+	ModelInfo       = session.ModelInfo
+)
 
 // QueueEditParams is the params of scv/queue/update, move and remove:
 // Prompt is for update, BeforeQueueID for move.
@@ -129,6 +157,15 @@ type ApprovalResolveParams struct {
 	SessionID  string `json:"sessionId"`
 	ApprovalID string `json:"approvalId"`
 	Decision   string `json:"decision"`
+	// AllowRule, with decision approve only, is added to the user's
+	// [approvals] allow ("shell:go test *"); it must cover the call.
+	AllowRule string `json:"allowRule,omitempty"`
+}
+
+// ApprovalResolveResult is the result of scv/approval/resolve:
+// RuleAddedTo is the config file an AllowRule was written to.
+type ApprovalResolveResult struct {
+	RuleAddedTo string `json:"ruleAddedTo,omitempty"`
 }
 
 // McpListResult is the result of scv/mcp/list.
@@ -141,6 +178,20 @@ type (
 	MCPServerInfo = session.MCPServerInfo
 	MCPToolInfo   = session.MCPToolInfo
 )
+
+// SkillListResult is the result of scv/skill/list: the session's skills,
+// which a client may offer as commands.
+type SkillListResult struct {
+	Skills []SkillInfo `json:"skills"`
+}
+
+// SkillInfo is one skill: its name (what read_skill takes), its one-line
+// description and where it was found ("project" or "user").
+type SkillInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Scope       string `json:"scope"`
+}
 
 // Empty is the result of requests that answer nothing but success.
 type Empty struct{}

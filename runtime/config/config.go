@@ -16,13 +16,29 @@ type Config struct {
 	// name; only the user's file (or session parameters) may set them.
 	MCPServers map[string]MCPServer `toml:"mcp_servers"`
 	Sessions   Sessions             `toml:"sessions"`
+	// Approvals are the user's standing approvals; only the user's file
+	// may set them.
+	Approvals Approvals `toml:"approvals"`
+}
+
+// Approvals lets matching tool calls run without asking, across sessions.
+type Approvals struct {
+	// Allow are rules: "shell:go test *" (a command's first words; "*"
+	// allows more arguments; a command with shell syntax never matches),
+	// "edit:docs/**" (files a write or edit may change, as workspace
+	// globs). See runtime/approvals.
+	Allow []string `toml:"allow"`
 }
 
 // Provider selects and reaches the model.
 type Provider struct {
-	Kind           string            `toml:"kind"` // "openai" or "replay"
-	BaseURL        string            `toml:"base_url"`
-	Model          string            `toml:"model"`
+	Kind    string `toml:"kind"` // "openai" or "replay"
+	BaseURL string `toml:"base_url"`
+	Model   string `toml:"model"`
+	// Models are more model ids offered by scv/model/list (a model
+	// picker) besides Model; the provider's own list is added when it
+	// answers.
+	Models         []string          `toml:"models"`
 	APIKey         string            `toml:"api_key"`
 	APIKeyEnv      string            `toml:"api_key_env"`
 	Headers        map[string]string `toml:"headers"`

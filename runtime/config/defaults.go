@@ -73,6 +73,7 @@ func Defaults() Config {
 			Kind:           DefaultProviderKind,
 			BaseURL:        DefaultBaseURL,
 			Model:          DefaultModel,
+			Models:         []string{},
 			APIKeyEnv:      DefaultAPIKeyEnv,
 			TimeoutSeconds: DefaultProviderTimeoutSeconds,
 			MaxRetries:     DefaultMaxRetries,
@@ -100,9 +101,10 @@ func Defaults() Config {
 			OutboundQueueBytes:  DefaultOutboundQueueBytes,
 			MaxInflightRequests: DefaultMaxInflightRequests,
 		},
-		Skills:   Skills{Enabled: DefaultSkillsEnabled},
-		Daemon:   Daemon{SessionIdleMinutes: DefaultSessionIdleMinutes, MaxSessions: DefaultMaxSessions},
-		Sessions: Sessions{MaxCount: DefaultSessionsMaxCount, MaxAgeDays: DefaultSessionsMaxAgeDays},
+		Skills:    Skills{Enabled: DefaultSkillsEnabled},
+		Daemon:    Daemon{SessionIdleMinutes: DefaultSessionIdleMinutes, MaxSessions: DefaultMaxSessions},
+		Sessions:  Sessions{MaxCount: DefaultSessionsMaxCount, MaxAgeDays: DefaultSessionsMaxAgeDays},
+		Approvals: Approvals{Allow: []string{}},
 	}
 }
 

@@ -41,6 +41,13 @@ func projectForbidden(key string) (reason string, forbidden bool) {
 // session: only the user's file sets them.
 var serverWide = map[string]bool{"protocol": true, "daemon": true, "sessions": true}
 
+// errApprovalsInProject refuses allow rules in a project file: a
+// repository must not approve its own commands.
+func errApprovalsInProject(path, userFile string) error {
+	return fmt.Errorf("approvals.allow may not be set in a project file (%s): a repository must not approve the commands it suggests, a project may only make scv stricter; add rules to %s",
+		path, userFile)
+}
+
 // checkProjectKeys refuses what only the user may decide.
 func checkProjectKeys(meta toml.MetaData, cfg *Config, user userLayer, path string) error {
 	for _, key := range meta.Keys() {
@@ -52,6 +59,9 @@ func checkProjectKeys(meta toml.MetaData, cfg *Config, user userLayer, path stri
 		}
 		if key[0] == "mcp_servers" {
 			return errMCPInProject(path, user.file)
+		}
+		if key[0] == "approvals" {
+			return errApprovalsInProject(path, user.file)
 		}
 		if serverWide[key[0]] {
 			return fmt.Errorf("[%s] holds server-wide settings and may not be set in a project file (%s); set them in %s",
@@ -122,4 +132,30 @@ func fieldAt(v reflect.Value, key toml.Key) (reflect.Value, bool) {
 		}
 	}
 	return v, true
+}
+
+// ProjectPolicy returns the approval policy the project file of cwd sets,
+// with that file's path; both are empty when it sets none. home is scv's
+// home ("" for Home()).
+func ProjectPolicy(home, cwd string) (policy, file string, err error) {
+	cfg, src, err := Load(LoadOptions{Home: home, Cwd: cwd})
+	if err != nil {
+		return "", "", err
+	}
+	if src.ProjectFileFound && src.Origin("agent.approval_policy") == src.ProjectFile {
+		return cfg.Agent.ApprovalPolicy, src.ProjectFile, nil
+	}
+	return "", "", nil
+}
+
+// CheckLivePolicy holds a policy chosen for a running session to the
+// project file's rule: a repository may only make approvals stricter, so
+// a switch below the policy its file sets is refused, naming the key and
+// the file. projectPolicy "" (the project sets none) allows any policy.
+func CheckLivePolicy(policy, projectPolicy, projectFile string) error {
+	if projectPolicy == "" || AtLeastAsStrict(policy, projectPolicy) {
+		return nil
+	}
+	return fmt.Errorf("approval policy %q is looser than agent.approval_policy = %q in the project file %s: a repository may only make approvals stricter; change that file to allow it",
+		policy, projectPolicy, projectFile)
 }

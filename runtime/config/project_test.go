@@ -198,3 +198,30 @@ func TestConfigFileMustBeRegular(t *testing.T) {
 		wantErrNaming(t, err, path, "not a regular file")
 	}
 }
+
+// A live policy switch is held to the project file's policy, the way the
+// project file is held to the user's.
+func TestLivePolicyIsHeldToTheProjectFile(t *testing.T) {
+	home, cwd := dirs(t)
+	os.Remove(UserFile(home))
+	if p, f, err := ProjectPolicy(home, cwd); err != nil || p != "" || f != "" {
+		t.Fatalf("without a project file: %q %q %v", p, f, err)
+	}
+	writeFile(t, ProjectFile(cwd), "[agent]\napproval_policy = \"always\"\n")
+	p, f, err := ProjectPolicy(home, cwd)
+	if err != nil || p != "always" || f != ProjectFile(cwd) {
+		t.Fatalf("ProjectPolicy = %q %q %v", p, f, err)
+	}
+	for policy, allowed := range map[string]bool{"always": true, "auto": false, "on-risk": false, "never": false} {
+		err := CheckLivePolicy(policy, p, f)
+		if allowed != (err == nil) {
+			t.Errorf("%s under a project's always: %v", policy, err)
+		}
+		if err != nil {
+			wantErrNaming(t, err, policy, "agent.approval_policy", f)
+		}
+	}
+	if err := CheckLivePolicy("auto", "", ""); err != nil {
+		t.Errorf("no project policy: %v", err)
+	}
+}

@@ -58,6 +58,7 @@ func Template() string {
 	kv("Which API to talk to: \"openai\" (any OpenAI-compatible endpoint) or \"replay\".", "kind", d.Provider.Kind)
 	kv("Endpoint of the OpenAI-compatible API; a localhost URL needs no key.", "base_url", d.Provider.BaseURL)
 	kv("Model name sent with every request.", "model", d.Provider.Model)
+	kv("More model ids a model picker offers besides model (the endpoint's own /models list is added when it answers).", "models", []string{})
 	kv("Name of the environment variable holding the API key (the name, not the key).", "api_key_env", d.Provider.APIKeyEnv)
 	kv("The API key itself; prefer api_key_env, and keep this file mode 600 if you use it.", "api_key", d.Provider.APIKey)
 	kv("Extra HTTP headers sent with every request, e.g. { \"OpenAI-Organization\" = \"org-...\" }.", "headers", map[string]string{})
@@ -113,6 +114,10 @@ func Template() string {
 	w("[sessions]")
 	kv("Stored sessions ($"+HomeEnv+"/sessions) kept; the daemon removes the oldest beyond it, at start and daily.", "max_count", d.Sessions.MaxCount)
 	kv("Days a stored session is kept after its last change.", "max_age_days", d.Sessions.MaxAgeDays)
+	w("")
+
+	w("[approvals]")
+	kv("Tool calls that run without asking, in every session: \"shell:go test *\" (a command's first words; \"*\" allows more arguments; a command with shell syntax such as ; && | $( ) > never matches), \"edit:docs/**\" (files write_file and edit_file may change, as workspace globs). Only this file may hold rules; \"Always allow\" in an approval prompt adds one here.", "allow", d.Approvals.Allow)
 	d0 := NewMCPServer()
 	w("# MCP servers whose tools the model may use, one [mcp_servers.NAME] table each",
 		"# (NAME: letters, digits, _ and -). The keys are Codex's. Only this file (or the",

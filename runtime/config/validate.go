@@ -7,6 +7,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"scv/runtime/approvals"
 )
 
 // isEnvName reports whether s looks like an environment variable name;
@@ -62,6 +64,11 @@ func (c Config) validate(origin func(string) string) error {
 			bad("provider.base_url", "must be an http:// or https:// URL with a host, such as %q", DefaultBaseURL)
 		}
 	}
+	for _, m := range p.Models {
+		if strings.TrimSpace(m) == "" || strings.TrimSpace(m) != m {
+			bad("provider.models", "%q is not a model id", m)
+		}
+	}
 	if p.APIKeyEnv != "" && !isEnvName(p.APIKeyEnv) {
 		bad("provider.api_key_env", "must be the name of an environment variable (letters, digits, _), not the key itself")
 	}
@@ -113,6 +120,11 @@ func (c Config) validate(origin func(string) string) error {
 
 	for _, name := range c.mcpServerNames() {
 		validateMCP(name, c.MCPServers[name], bad)
+	}
+	for _, rule := range c.Approvals.Allow {
+		if _, err := approvals.Parse(rule); err != nil {
+			bad("approvals.allow", "%v", err)
+		}
 	}
 	positive("sessions.max_count", c.Sessions.MaxCount)
 	positive("sessions.max_age_days", c.Sessions.MaxAgeDays)

@@ -59,6 +59,9 @@ type OpenAIOptions struct {
 // OpenAI streams completions from an OpenAI-compatible endpoint.
 type OpenAI struct {
 	client      *openai.Client
+	httpClient  *http.Client // the client's, for requests go-openai does not make
+	baseURL     string       // without a trailing slash
+	apiKey      string
 	transport   *http.Transport
 	model       string
 	timeout     time.Duration
@@ -125,7 +128,9 @@ func NewOpenAI(opts OpenAIOptions) (*OpenAI, error) {
 	cfg := openai.DefaultConfig(opts.APIKey)
 	cfg.BaseURL = strings.TrimRight(base, "/")
 	cfg.EmptyMessagesLimit = sseNonDataLineLimit
-	cfg.HTTPClient = &http.Client{Transport: &headerTransport{base: p.transport, headers: headers}}
+	p.httpClient = &http.Client{Transport: &headerTransport{base: p.transport, headers: headers}}
+	cfg.HTTPClient = p.httpClient
+	p.baseURL, p.apiKey = cfg.BaseURL, opts.APIKey
 	p.client = openai.NewClientWithConfig(cfg)
 	return p, nil
 }

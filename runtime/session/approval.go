@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"scv/runtime/approvals"
 	"scv/runtime/config"
 	"scv/runtime/tools"
 )
@@ -47,12 +48,25 @@ func gateFor(policy string, risk tools.Risk) gateOutcome {
 type pendingApproval struct {
 	request ApprovalRequest
 	answer  chan string // buffered: the resolver never blocks
+	// subject is the call as allow rules see it; covered is false when
+	// no rule can allow it (see ruleSubject).
+	subject approvals.Call
+	covered bool
+}
+
+// askedCall is what an approval prompt is about.
+type askedCall struct {
+	callID, name string
+	risk         tools.Risk
+	summary      string
+	subject      approvals.Call
+	covered      bool
 }
 
 // askApproval publishes an approval request and waits for its decision or
 // for the turn to end. It reports whether the call may run.
-func (s *Session) askApproval(ctx context.Context, t *turn, callID, name string, risk tools.Risk, summary string) (bool, error) {
-	p, approved, err := s.openApproval(t, callID, name, risk, summary)
+func (s *Session) askApproval(ctx context.Context, t *turn, c askedCall) (bool, error) {
+	p, approved, err := s.openApproval(t, c)
 	if p == nil {
 		return approved, err
 	}
@@ -69,24 +83,29 @@ func (s *Session) askApproval(ctx context.Context, t *turn, callID, name string,
 // pendingApproval) when the tool is approved for the session or the
 // request cannot be sent. The lock is released by defer so that even a
 // panic while emitting leaves the session usable.
-func (s *Session) openApproval(t *turn, callID, name string, risk tools.Risk, summary string) (*pendingApproval, bool, error) {
+func (s *Session) openApproval(t *turn, c askedCall) (*pendingApproval, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.sessionApproved[name] {
+	if s.sessionApproved[c.name] {
 		return nil, true, nil
 	}
-	p := &pendingApproval{answer: make(chan string, 1)}
+	p := &pendingApproval{answer: make(chan string, 1), subject: c.subject, covered: c.covered}
+	suggested := ""
+	if c.covered {
+		suggested = approvals.Suggest(c.subject)
+	}
 	p.request = ApprovalRequest{
 		SessionID: s.id,
 		Seq:       s.seq + 1,
 		Approval: Approval{
-			TurnID:     t.id,
-			ApprovalID: uuid.NewString(),
-			CallID:     callID,
-			Name:       name,
-			Risk:       string(risk),
-			Cwd:        s.cwd,
-			Summary:    summary,
+			TurnID:        t.id,
+			ApprovalID:    uuid.NewString(),
+			CallID:        c.callID,
+			Name:          c.name,
+			Risk:          string(c.risk),
+			Cwd:           s.cwd,
+			Summary:       c.summary,
+			SuggestedRule: suggested,
 		},
 	}
 	if err := s.emitLocked(ApprovalRequested{p.request.Approval}); err != nil {
@@ -115,12 +134,7 @@ func (s *Session) Resolve(approvalID, decision string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var found *pendingApproval
-	for _, p := range s.approvals {
-		if p.request.ApprovalID == approvalID {
-			found = p
-		}
-	}
+	found := s.findApprovalLocked(approvalID)
 	if found == nil {
 		return errorf(CodeApprovalNotFound, "approval %s is not pending in session %s", approvalID, s.id)
 	}
@@ -130,6 +144,15 @@ func (s *Session) Resolve(approvalID, decision string) error {
 	}
 	found.answer <- decision
 	return s.emitResolvedLocked(found.request, decision)
+}
+
+func (s *Session) findApprovalLocked(approvalID string) *pendingApproval {
+	for _, p := range s.approvals {
+		if p.request.ApprovalID == approvalID {
+			return p
+		}
+	}
+	return nil
 }
 
 func (s *Session) emitResolvedLocked(req ApprovalRequest, decision string) error {

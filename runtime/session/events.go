@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"scv/runtime/provider"
+	"scv/runtime/tools"
 )
 
 // Event is one numbered event of a session. The runtime says what
@@ -126,6 +127,10 @@ type (
 		CallID    string `json:"callId"`
 		Name      string `json:"name"`
 		Arguments string `json:"arguments"`
+		// OldText is the text of the file a whole-file write would
+		// replace, as the disk holds it, when that file exists, is text
+		// and holds at most MaxOldTextBytes.
+		OldText *string `json:"oldText,omitempty"`
 	}
 	ToolStarted struct {
 		TurnID string `json:"turnId"`
@@ -187,6 +192,18 @@ type (
 	SessionRenamed struct {
 		Title string `json:"title"`
 	}
+	// TurnSteered is a prompt added to a running turn: it joined the
+	// history at a step boundary and reaches the model in its next request.
+	TurnSteered struct {
+		TurnID string `json:"turnId"`
+		Prompt string `json:"prompt"`
+	}
+	// SessionConfigured is the model and approval policy in force from
+	// the session's next model call.
+	SessionConfigured struct {
+		Model          string `json:"model"`
+		ApprovalPolicy string `json:"approvalPolicy"`
+	}
 	// SessionRestored says what a load from the store found interrupted:
 	// the turn that was running (now failed with code interrupted), the
 	// approvals that were pending (now cancelled) and the prompts still
@@ -222,6 +239,8 @@ func (SessionCleared) isPayload()     {}
 func (SessionClosed) isPayload()      {}
 func (SessionRenamed) isPayload()     {}
 func (SessionRestored) isPayload()    {}
+func (TurnSteered) isPayload()        {}
+func (SessionConfigured) isPayload()  {}
 
 // eventTooLarge means an event exceeds what one server frame may carry.
 type eventTooLarge struct {
@@ -304,6 +323,9 @@ type QueueEntry struct {
 	Submitter string `json:"submitter"`
 	// attachments is the editor context resolved when the prompt was queued.
 	attachments resolved
+	// files is the file access of the window that queued it (nil: the
+	// session's); its turn's file tools use it.
+	files tools.FileAccess
 }
 
 func (e QueueEntry) bytes() int { return len(e.Prompt) + e.attachments.bytes() }
@@ -318,6 +340,10 @@ type Approval struct {
 	Risk       string `json:"risk"`
 	Cwd        string `json:"cwd"`
 	Summary    string `json:"summary"`
+	// SuggestedRule is the [approvals] allow rule that would let calls
+	// like this one run without asking ("shell:go test *"); empty when no
+	// rule fits (a command holding shell syntax).
+	SuggestedRule string `json:"suggestedRule,omitempty"`
 }
 
 // ApprovalRequest is an open approval as a Snapshot lists it.

@@ -17,3 +17,12 @@ func (s *Session) fileAccess() tools.FileAccess {
 	defer s.mu.Unlock()
 	return s.files
 }
+
+// fileAccessFor is the file access of t's tools: its window's, else the
+// session's.
+func (s *Session) fileAccessFor(t *turn) tools.FileAccess {
+	if t.files != nil {
+		return t.files
+	}
+	return s.fileAccess()
+}

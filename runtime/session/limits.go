@@ -17,6 +17,10 @@ const (
 	// ReplayBytes bounds the bytes of a session's replay ring besides
 	// its ReplayEvents count.
 	ReplayBytes = 32 << 20
+	// MaxOldTextBytes bounds the text a write_file proposal carries of the
+	// file it would replace (tool.proposed's oldText), so a window can show
+	// the change before it is approved; a larger file is left out.
+	MaxOldTextBytes = 256 << 10
 	// TurnFailedResponseLimit is the turn/failed code when an event of the
 	// turn cannot be sent because it exceeds the server frame limit, or the
 	// model's response exceeds provider.max_response_bytes or
@@ -40,6 +44,7 @@ type Limits struct {
 	OutboundQueueBytes  int `json:"outboundQueueBytes"`
 	MaxConnections      int `json:"maxConnections,omitempty"`
 	MaxSessions         int `json:"maxSessions"`
+	MaxOldTextBytes     int `json:"maxOldTextBytes"`
 	// What one model response may hold (provider.Limits).
 	MaxResponseBytes int `json:"maxResponseBytes"`
 	MaxToolCallBytes int `json:"maxToolCallBytes"`

@@ -26,7 +26,7 @@ func (s *Session) reasoningSink(t *turn) func(string) error {
 // toolContext is the context a tool call of t runs under: the session's
 // file access, the live output of shell and the plan of update_plan.
 func (s *Session) toolContext(t *turn, call provider.ToolCall) context.Context {
-	ctx := tools.WithFileAccess(t.ctx, s.fileAccess())
+	ctx := tools.WithFileAccess(t.ctx, s.fileAccessFor(t))
 	ctx = tools.WithOutput(ctx, func(chunk string) {
 		// A chunk too large for a frame is dropped: the result has it.
 		_ = s.emitTurn(ToolOutput{t.id, call.ID, chunk})

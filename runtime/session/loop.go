@@ -26,12 +26,15 @@ func (s *Session) runTurn(t *turn) outcome {
 			return outcome{err: errMaxSteps}
 		}
 		t.steps++
+		if err := s.applySteers(t); err != nil {
+			return outcome{err: err}
+		}
 		if err := s.compact(t); err != nil {
 			return outcome{err: err}
 		}
 		t.tools = s.stepTools(t.ctx)
-		req := provider.Request{Model: s.model, Messages: s.requestMessages(), Tools: toolSpecs(t.tools), Limits: ResponseLimits(s.cfg),
-			OnReasoning: s.reasoningSink(t)}
+		req := s.nextRequest()
+		req.Messages, req.Tools, req.OnReasoning = s.requestMessages(), toolSpecs(t.tools), s.reasoningSink(t)
 		resp, err := s.provider.Stream(t.ctx, req, func(delta string) error {
 			return s.emitTurn(AssistantDelta{t.id, delta})
 		})
@@ -56,7 +59,10 @@ func (s *Session) runTurn(t *turn) outcome {
 		}
 		s.appendHistory(provider.Message{Role: provider.RoleAssistant, Content: content, ToolCalls: resp.ToolCalls})
 		if len(resp.ToolCalls) == 0 {
-			return outcome{}
+			if s.finishUnlessSteered(t) {
+				return outcome{}
+			}
+			continue
 		}
 		if err := s.runCalls(t, resp.ToolCalls); err != nil {
 			return outcome{err: err}
@@ -90,10 +96,10 @@ func (s *Session) runCalls(t *turn, calls []provider.ToolCall) error {
 
 // runCall proposes, gates and runs one call; it returns the text for the model.
 func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
-	if err := s.emitTurn(ToolProposed{t.id, call.ID, call.Name, call.Arguments}); err != nil {
+	tool, ok := t.tools.Get(call.Name)
+	if err := s.emitTurn(proposal(t, call, tool)); err != nil {
 		return "", err
 	}
-	tool, ok := t.tools.Get(call.Name)
 	if !ok {
 		res := tools.Result{Output: "unknown tool " + call.Name}
 		return res.Output, s.emitToolCompleted(t, call, res)
@@ -108,7 +114,11 @@ func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
 		res := tools.Result{Output: "denied by the approval policy \"never\": " + string(tool.Risk()) + " tools may not run"}
 		return res.Output, s.emitToolCompleted(t, call, res)
 	case gateAsk:
-		approved, err := s.askApproval(t.ctx, t, call.ID, call.Name, tool.Risk(), tool.Summary(args))
+		subject, covered := ruleSubject(tool, args)
+		if covered && s.allowedByRule(subject) {
+			break // a standing approval of the user's
+		}
+		approved, err := s.askApproval(t.ctx, t, askedCall{call.ID, call.Name, tool.Risk(), tool.Summary(args), subject, covered})
 		if err != nil {
 			return "", err
 		}
@@ -126,6 +136,18 @@ func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
 		return "", context.Canceled
 	}
 	return modelText(res), s.emitToolCompleted(t, call, res)
+}
+
+// proposal is a call's tool.proposed; for a whole-file write it carries
+// the text the write would replace.
+func proposal(t *turn, call provider.ToolCall, tool tools.Tool) ToolProposed {
+	p := ToolProposed{TurnID: t.id, CallID: call.ID, Name: call.Name, Arguments: call.Arguments}
+	if r, ok := tool.(tools.Replacer); ok && json.Valid([]byte(call.Arguments)) {
+		if old, ok := r.ReplacedText(json.RawMessage(call.Arguments), MaxOldTextBytes); ok {
+			p.OldText = &old
+		}
+	}
+	return p
 }
 
 func (s *Session) emitToolCompleted(t *turn, call provider.ToolCall, res tools.Result) error {

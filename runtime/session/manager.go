@@ -49,6 +49,8 @@ type Manager struct {
 	// stored session load it once.
 	loading  sync.Mutex
 	mcpStops mcpStops
+	// models caches each provider endpoint's model list for every session.
+	models *provider.ModelCache
 }
 
 // NewManager returns an empty Manager.
@@ -62,7 +64,7 @@ func NewManager(opts Options) *Manager {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	return &Manager{opts: opts, sessions: map[string]*Session{}}
+	return &Manager{opts: opts, sessions: map[string]*Session{}, models: provider.NewModelCache(opts.Now)}
 }
 
 // StartParams are the parameters of scv/session/start.
@@ -191,67 +193,31 @@ func (m *Manager) build(id string, createdAt time.Time, cwd string, cfg config.C
 	limits.MaxServerFrameBytes = cfg.Protocol.MaxServerFrameBytes
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Session{
-		id:              id,
-		cwd:             ws.Root(),
-		model:           cfg.Provider.Model,
-		createdAt:       createdAt,
-		now:             m.opts.Now,
-		cfg:             cfg,
-		limits:          limits,
-		provider:        prov,
-		registry:        registry,
-		workspace:       ws,
-		system:          sys.Text,
-		skills:          sys.Skills,
-		log:             m.opts.Log,
-		ctx:             ctx,
-		cancel:          cancel,
-		subs:            map[Subscriber]struct{}{},
-		sessionApproved: map[string]bool{},
+		id:               id,
+		cwd:              ws.Root(),
+		home:             m.opts.Home,
+		model:            cfg.Provider.Model,
+		configuredModels: cfg.Provider.Models,
+		modelCache:       m.models,
+		createdAt:        createdAt,
+		now:              m.opts.Now,
+		cfg:              cfg,
+		limits:           limits,
+		provider:         prov,
+		registry:         registry,
+		workspace:        ws,
+		system:           sys.Text,
+		skills:           sys.Skills,
+		log:              m.opts.Log,
+		ctx:              ctx,
+		cancel:           cancel,
+		subs:             map[Subscriber]struct{}{},
+		sessionApproved:  map[string]bool{},
 	}
 	if cfg.Provider.Kind == "replay" {
 		s.model = "replay"
 	}
 	return s, nil
-}
-
-func (m *Manager) newProvider(cfg config.Config) (provider.Provider, error) {
-	switch cfg.Provider.Kind {
-	case "replay":
-		var r *provider.Replay
-		var err error
-		if cfg.Provider.ReplayScript != "" {
-			r, err = provider.LoadReplayScript(cfg.Provider.ReplayScript)
-		} else {
-			r, err = provider.NewReplay(provider.DemoScript())
-		}
-		if err != nil {
-			return nil, errorf(CodeProviderNotConfigured, "provider.replay_script: %v", err)
-		}
-		return r, nil
-	default:
-		if err := cfg.CheckCredentials(m.opts.Getenv, m.opts.Home); err != nil {
-			return nil, errorf(CodeProviderNotConfigured, "%v", err)
-		}
-		// The config has applied its own default already, so its 0 means
-		// "no retries"; the provider reads 0 as "its default" and -1 as none.
-		retries := cfg.Provider.MaxRetries
-		if retries == 0 {
-			retries = -1
-		}
-		p, err := provider.NewOpenAI(provider.OpenAIOptions{
-			BaseURL:    cfg.Provider.BaseURL,
-			APIKey:     cfg.APIKey(m.opts.Getenv),
-			Model:      cfg.Provider.Model,
-			Headers:    cfg.Provider.Headers,
-			Timeout:    time.Duration(cfg.Provider.TimeoutSeconds) * time.Second,
-			MaxRetries: retries,
-		})
-		if err != nil {
-			return nil, errorf(CodeProviderNotConfigured, "%v", err)
-		}
-		return p, nil
-	}
 }
 
 // Get returns an open session.

@@ -85,13 +85,18 @@ func (m *Manager) startMCP(s *Session) {
 }
 
 func (m *Manager) mcpManagerFor(s *Session, logDir string) *mcp.Manager {
+	// A copy taken under the lock: Configure may change the session's
+	// configuration while its servers start.
+	s.mu.Lock()
+	cfg := s.cfg
+	s.mu.Unlock()
 	return mcp.Start(mcp.Options{
-		Servers:        s.cfg.MCPServers,
+		Servers:        cfg.MCPServers,
 		Dir:            s.cwd,
 		LogDir:         logDir,
-		StripEnv:       m.shellEnvFor(s.cfg).Filter,
+		StripEnv:       m.shellEnvFor(cfg).Filter,
 		OnStatus:       s.mcpStatusChanged,
-		MaxOutputBytes: s.cfg.Tools.MaxOutputBytes,
+		MaxOutputBytes: cfg.Tools.MaxOutputBytes,
 	})
 }
 

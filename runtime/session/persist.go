@@ -187,7 +187,7 @@ func (s *Session) reserveAheadLocked(seq uint64) {
 }
 
 func (s *Session) metaLocked() store.Meta {
-	return store.Meta{Title: s.title, Turns: s.turnCount, Queued: len(s.queue)}
+	return store.Meta{Title: s.title, Turns: s.turnCount, Queued: len(s.queue), Model: s.cfg.Provider.Model}
 }
 
 func (s *Session) diskFailedLocked(err error) {

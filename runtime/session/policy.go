@@ -8,18 +8,8 @@ func (s *Session) ApprovalPolicy() string {
 }
 
 // SetApprovalPolicy changes the policy for the session's next tool calls
-// (a front door's mode switch). Like a command-line flag it is the user's
-// own choice, so it may be looser than a project config would allow.
+// (a front door's mode switch): Configure with the policy alone.
 func (s *Session) SetApprovalPolicy(policy string) error {
-	valid := false
-	for _, p := range ApprovalPolicies {
-		valid = valid || p == policy
-	}
-	if !valid {
-		return errorf(CodeInvalidParams, "approval policy must be one of %v, not %q", ApprovalPolicies, policy)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.cfg.Agent.ApprovalPolicy = policy
-	return nil
+	_, err := s.Configure("", policy)
+	return err
 }

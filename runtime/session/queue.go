@@ -3,6 +3,8 @@ package session
 import (
 	"fmt"
 	"strings"
+
+	"scv/runtime/tools"
 )
 
 // validatePrompt applies the prompt rules shared by turn/start and queue/update.
@@ -17,11 +19,11 @@ func validatePrompt(prompt string) error {
 }
 
 // enqueueLocked appends a prompt to the queue and announces it.
-func (s *Session) enqueueLocked(prompt string, att resolved, submitter string) (QueueEntry, int, error) {
+func (s *Session) enqueueLocked(prompt string, att resolved, submitter string, files tools.FileAccess) (QueueEntry, int, error) {
 	if len(s.queue) >= MaxQueueItems {
 		return QueueEntry{}, 0, errorf(CodeQueueLimit, "the queue holds %d prompts already (maxQueueItems)", MaxQueueItems)
 	}
-	entry := QueueEntry{Revision: 1, Prompt: prompt, Submitter: submitter, attachments: att}
+	entry := QueueEntry{Revision: 1, Prompt: prompt, Submitter: submitter, attachments: att, files: files}
 	if s.queueBytes+entry.bytes() > MaxQueueBytes {
 		return QueueEntry{}, 0, errorf(CodeQueueLimit, "the queue would exceed %d bytes (maxQueueBytes)", MaxQueueBytes)
 	}
@@ -152,6 +154,7 @@ func (s *Session) startNextLocked() {
 	s.queue = s.queue[1:]
 	s.queueBytes -= entry.bytes()
 	t := s.newTurnLocked(entry.Prompt, entry.attachments, entry.QueueID)
+	t.files = entry.files
 	_ = s.emitLocked(QueueDequeued{entry.QueueID, t.id})
 	s.launchLocked(t)
 }

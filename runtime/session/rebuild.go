@@ -22,7 +22,10 @@ type rebuilt struct {
 	running string
 	turns   int
 	title   string
-	live    liveState // usage totals, the last usage and the plan
+	// configured is the last scv/session/configure's values; nil when
+	// the session kept those it was created with.
+	configured *SessionConfigured
+	live       liveState // usage totals, the last usage and the plan
 	// seq is where the session resumes: the last record's seq or the
 	// last reservation, whichever is higher. reserved is the reservation.
 	seq, reserved uint64
@@ -119,6 +122,8 @@ func (r *rebuilt) apply(p Payload, names map[string]string) {
 		r.live.plan = &e
 	case SessionRestored:
 		r.paused = r.paused || e.Paused
+	case SessionConfigured:
+		r.configured = &e
 	}
 }
 

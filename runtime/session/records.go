@@ -101,6 +101,8 @@ var recordKinds, recordDecoders = func() (map[reflect.Type]recordKind, map[strin
 	add(kindFor[SessionCleared]("session.cleared", true, true))
 	add(kindFor[SessionRenamed]("session.renamed", true, true))
 	add(kindFor[SessionRestored]("session.restored", true, true))
+	add(kindFor[TurnSteered]("turn.steered", true, false))
+	add(kindFor[SessionConfigured]("session.configured", true, true))
 	add(kindFor[PlanUpdated]("plan.updated", false, false))
 	add(kindFor[SessionUsage]("session.usage", false, false))
 	return byType, byName

@@ -15,19 +15,23 @@ import (
 
 // Session is one conversation with the agent in one workspace.
 type Session struct {
-	id        string
-	cwd       string
-	model     string
-	createdAt time.Time
-	now       func() time.Time // the Manager's clock; nil means time.Now
-	cfg       config.Config
-	limits    Limits
-	provider  provider.Provider
-	registry  *tools.Registry // never nil; empty without tools
-	workspace *tools.Workspace
-	system    string
-	log       *slog.Logger // where a turn's panic and its stack go
-	mcp       *mcp.Manager // nil without MCP servers; set once, under mu
+	id    string
+	cwd   string
+	home  string // $SCV_HOME, where the configuration files are
+	model string
+	// configuredModels are provider.models, offered by ListModels.
+	configuredModels []string
+	modelCache       *provider.ModelCache // the Manager's; nil: no provider list
+	createdAt        time.Time
+	now              func() time.Time // the Manager's clock; nil means time.Now
+	cfg              config.Config
+	limits           Limits
+	provider         provider.Provider
+	registry         *tools.Registry // never nil; empty without tools
+	workspace        *tools.Workspace
+	system           string
+	log              *slog.Logger // where a turn's panic and its stack go
+	mcp              *mcp.Manager // nil without MCP servers; set once, under mu
 
 	// ctx ends when the session closes; every turn runs under it.
 	ctx    context.Context

@@ -42,7 +42,7 @@ func enqueue(t *testing.T, s *Session, prompts ...string) []QueueEntry {
 	defer s.mu.Unlock()
 	var out []QueueEntry
 	for _, p := range prompts {
-		e, _, err := s.enqueueLocked(p, resolved{}, "1")
+		e, _, err := s.enqueueLocked(p, resolved{}, "1", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +116,7 @@ func TestQueueLimits(t *testing.T) {
 		enqueue(t, s, fmt.Sprint(i))
 	}
 	s.mu.Lock()
-	_, _, err := s.enqueueLocked("one more", resolved{}, "1")
+	_, _, err := s.enqueueLocked("one more", resolved{}, "1", nil)
 	s.mu.Unlock()
 	if CodeOf(err) != CodeQueueLimit {
 		t.Fatalf("entry %d: %v", MaxQueueItems+1, err)
@@ -128,7 +128,7 @@ func TestQueueLimits(t *testing.T) {
 		enqueue(t, s, big)
 	}
 	s.mu.Lock()
-	_, _, err = s.enqueueLocked("x", resolved{}, "1")
+	_, _, err = s.enqueueLocked("x", resolved{}, "1", nil)
 	s.mu.Unlock()
 	if CodeOf(err) != CodeQueueLimit {
 		t.Fatalf("byte limit: %v", err)

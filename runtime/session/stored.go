@@ -93,11 +93,17 @@ func (m *Manager) restore(log *store.Log, loaded store.Loaded) (*Session, error)
 	if err != nil {
 		return nil, errorf(CodeInvalidCwd, "session %s cannot be loaded: its workspace: %v", h.ID, err)
 	}
+	ds := decodeRecords(loaded.Records)
+	r := rebuildDecoded(ds)
+	model, policy := h.Model, h.ApprovalPolicy
+	if c := r.configured; c != nil {
+		model, policy = c.Model, c.ApprovalPolicy
+	}
 	cfg, _, err := config.Load(config.LoadOptions{
 		Home: m.opts.Home,
 		Cwd:  cwd,
 		Overrides: config.Overrides{
-			Provider: h.Provider, Model: h.Model, ApprovalPolicy: h.ApprovalPolicy,
+			Provider: h.Provider, Model: model, ApprovalPolicy: policy,
 		},
 		Flags: m.opts.Flags,
 	})
@@ -108,8 +114,6 @@ func (m *Manager) restore(log *store.Log, loaded store.Loaded) (*Session, error)
 	if err != nil {
 		return nil, err
 	}
-	ds := decodeRecords(loaded.Records)
-	r := rebuildDecoded(ds)
 	for _, p := range r.problems {
 		m.opts.Log.Warn("a stored record was skipped", "session", h.ID, "err", p)
 	}
@@ -289,7 +293,11 @@ func (m *Manager) Fork(id, turnID string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("fork session %s: %w", id, err)
 	}
-	err = log.SetMeta(store.Meta{Title: r.title, Turns: r.turns})
+	meta := store.Meta{Title: r.title, Turns: r.turns}
+	if r.configured != nil {
+		meta.Model = r.configured.Model
+	}
+	err = log.SetMeta(meta)
 	if cerr := log.Close(); err == nil {
 		err = cerr
 	}

@@ -24,6 +24,10 @@ type turn struct {
 	steps       int
 	tools       *tools.Registry // the tools of the current model step
 	usage       provider.Usage
+	steers      steers // guarded by the session's mutex
+	// files is the file access of the window whose prompt started the
+	// turn (nil: the session's, see SetFileAccess).
+	files tools.FileAccess
 }
 
 // TurnStart is the answer to scv/turn/start: a started turn or a queued entry.
@@ -37,6 +41,13 @@ type TurnStart struct {
 // StartTurn starts a turn, or queues the prompt while one runs. submitter
 // is the requester's id, recorded on a queued entry.
 func (s *Session) StartTurn(prompt string, ctxItems []ContextItem, submitter string) (TurnStart, error) {
+	return s.StartTurnWithFiles(prompt, ctxItems, submitter, nil)
+}
+
+// StartTurnWithFiles is StartTurn for a window that serves the files
+// itself: the file tools of the prompt's turn, whenever it runs, go
+// through files (nil: the session's file access, else the disk).
+func (s *Session) StartTurnWithFiles(prompt string, ctxItems []ContextItem, submitter string, files tools.FileAccess) (TurnStart, error) {
 	if err := validatePrompt(prompt); err != nil {
 		return TurnStart{}, err
 	}
@@ -53,13 +64,14 @@ func (s *Session) StartTurn(prompt string, ctxItems []ContextItem, submitter str
 		return TurnStart{}, errorf(CodeUnsupported, "the scv daemon is shutting down; the prompt was not started")
 	}
 	if s.active != nil {
-		entry, position, err := s.enqueueLocked(prompt, attachments, submitter)
+		entry, position, err := s.enqueueLocked(prompt, attachments, submitter, files)
 		if err != nil {
 			return TurnStart{}, err
 		}
 		return TurnStart{Status: "queued", Entry: &entry, Position: &position}, nil
 	}
 	t := s.newTurnLocked(prompt, attachments, "")
+	t.files = files
 	res := TurnStart{Status: "started", TurnID: t.id}
 	s.launchLocked(t)
 	return res, nil

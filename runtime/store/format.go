@@ -91,6 +91,9 @@ type Meta struct {
 	Title  string `json:"title,omitempty"`
 	Turns  int    `json:"turns"`
 	Queued int    `json:"queued"`
+	// Model is the model in force when it is no longer the header's (a
+	// live switch); empty keeps the header's.
+	Model string `json:"model,omitempty"`
 }
 
 // Summary is one row of List.

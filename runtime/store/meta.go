@@ -26,7 +26,7 @@ func (sc *sidecar) meta() Meta {
 	if sc == nil {
 		return Meta{}
 	}
-	return Meta{Title: sc.Title, Turns: sc.Turns, Queued: sc.Queued}
+	return Meta{Title: sc.Title, Turns: sc.Turns, Queued: sc.Queued, Model: sc.Model}
 }
 
 // SetMeta replaces the session's sidecar with m atomically (a temporary
@@ -43,7 +43,11 @@ func (l *Log) SetMeta(m Meta) error {
 		return err
 	}
 	h := l.header
-	data, err := json.Marshal(sidecar{Version: FormatVersion, ID: h.ID, Cwd: h.Cwd, Model: h.Model, CreatedAt: h.CreatedAt,
+	model := h.Model
+	if m.Model != "" {
+		model = m.Model
+	}
+	data, err := json.Marshal(sidecar{Version: FormatVersion, ID: h.ID, Cwd: h.Cwd, Model: model, CreatedAt: h.CreatedAt,
 		Title: m.Title, Turns: m.Turns, Queued: m.Queued})
 	if err != nil {
 		return fmt.Errorf("session %s: encode the sidecar: %w", h.ID, err)

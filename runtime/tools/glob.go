@@ -212,3 +212,17 @@ func (t *globTool) Run(ctx context.Context, args json.RawMessage) Result {
 	}
 	return Result{Success: true, Output: validUTF8(out), Truncated: truncated}
 }
+
+// Glob is a workspace pattern as glob uses it ("docs/**", "*.go"): slash
+// separated, relative, "**" matching any number of segments.
+type Glob struct{ p globPattern }
+
+// ParseGlob checks a pattern: relative to the workspace, without "..".
+func ParseGlob(pattern string) (Glob, error) {
+	p, err := parseGlob(pattern)
+	return Glob{p}, err
+}
+
+// Match reports whether a slash-separated path relative to the workspace
+// matches.
+func (g Glob) Match(rel string) bool { return g.p != nil && g.p.match(rel) }

@@ -42,6 +42,14 @@ type Tool interface {
 	Run(ctx context.Context, args json.RawMessage) Result
 }
 
+// Replacer is a tool whose calls replace a file's whole text (write_file).
+// ReplacedText returns the text a call would replace, read from the disk
+// inside the workspace; false when the call is malformed, the file does
+// not exist, is binary or holds more than max bytes.
+type Replacer interface {
+	ReplacedText(args json.RawMessage, max int) (string, bool)
+}
+
 // Limits bound what tools read and return.
 type Limits struct {
 	MaxReadBytes   int

@@ -196,6 +196,19 @@ func (t *writeFileTool) Summary(args json.RawMessage) string {
 	return t.summarize(c, err)
 }
 
+// ReplacedText implements Replacer.
+func (t *writeFileTool) ReplacedText(args json.RawMessage, max int) (string, bool) {
+	var a writeFileArgs
+	if t.decode(args, &a) != nil {
+		return "", false
+	}
+	c, err := readCurrent(t.ws, a.Path)
+	if err != nil || !c.exists || c.binary || len(c.old) > max {
+		return "", false
+	}
+	return c.old, true
+}
+
 func (t *writeFileTool) Run(ctx context.Context, args json.RawMessage) Result {
 	c, err := t.plan(ctx, args)
 	return t.commit(ctx, c, err, func() string {

@@ -18,6 +18,7 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
  * @typedef {{id: string, name: string, arguments: object | string}} ToolCall
  * @typedef {{
  *   text?: string | string[],
+ *   reasoning?: string[],
  *   toolCalls?: ToolCall[],
  *   usage?: {prompt_tokens: number, completion_tokens: number},
  *   hold?: boolean,
@@ -169,6 +170,7 @@ class FakeOpenAI extends EventEmitter {
     const delta = (d, finish = null) => send([{ index: 0, delta: d, finish_reason: finish }]);
 
     delta({ role: "assistant", content: "" });
+    for (const r of reply.reasoning ?? []) delta({ reasoning_content: r });
     const texts = reply.text === undefined ? [] : Array.isArray(reply.text) ? reply.text : [reply.text];
     const head = reply.hold ? texts.slice(0, 1) : texts;
     const tail = reply.hold ? texts.slice(1) : [];

@@ -25,6 +25,10 @@ M.request = {
   approval_resolve = "scv/approval/resolve",
   daemon_status = "scv/daemon/status",
   mcp_list = "scv/mcp/list",
+  turn_steer = "scv/turn/steer",
+  session_configure = "scv/session/configure",
+  model_list = "scv/model/list",
+  skill_list = "scv/skill/list",
 }
 
 -- Every notification the server may send; the client registers a handler for
@@ -60,6 +64,8 @@ M.notifications = {
   "scv/mcp/status",
   "scv/session/lagged",
   "scv/session/gap",
+  "scv/turn/steered",
+  "scv/session/configured",
 }
 
 -- scv/session/attach's `replay` value that asks for the whole transcript

@@ -23,6 +23,10 @@ export const Methods = {
   approvalResolve: "scv/approval/resolve",
   daemonStatus: "scv/daemon/status",
   mcpList: "scv/mcp/list",
+  turnSteer: "scv/turn/steer",
+  sessionConfigure: "scv/session/configure",
+  modelList: "scv/model/list",
+  skillList: "scv/skill/list",
 } as const;
 
 export const Notifications = {
@@ -56,6 +60,8 @@ export const Notifications = {
   sessionUsage: "scv/session/usage",
   sessionLagged: "scv/session/lagged",
   sessionGap: "scv/session/gap",
+  turnSteered: "scv/turn/steered",
+  sessionConfigured: "scv/session/configured",
 } as const;
 
 export type NotificationMethod = (typeof Notifications)[keyof typeof Notifications];
@@ -214,6 +220,8 @@ export interface SessionRestored extends EventBase {
 }
 export interface SessionRenamed extends EventBase { title: string }
 export interface McpStatus extends EventBase { name: string; state: McpState; error?: string }
+export interface TurnSteered extends EventBase { turnId: string; prompt: string }
+export interface SessionConfigured extends EventBase { model: string; approvalPolicy: string }
 export interface AssistantReasoning extends EventBase { turnId: string; content: string }
 export interface ToolOutput extends EventBase { turnId: string; callId: string; chunk: string }
 export type PlanStatus = "pending" | "in_progress" | "completed";
@@ -254,6 +262,8 @@ export interface NotificationParams {
   "scv/session/usage": SessionUsage;
   "scv/session/lagged": SessionLagged;
   "scv/session/gap": SessionGap;
+  "scv/turn/steered": TurnSteered;
+  "scv/session/configured": SessionConfigured;
 }
 
 /** One server notification as it came off the wire. */
