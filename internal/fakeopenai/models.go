@@ -14,8 +14,7 @@ type models struct {
 	mu     sync.Mutex
 	set    bool
 	ids    []string
-	status int           // an error status instead of the list; 0: none
-	hold   chan struct{} // when non-nil, the answer waits for it to close
+	status int // an error status instead of the list; 0: none
 	asked  int
 }
 
@@ -33,14 +32,6 @@ func (s *Server) FailModels(status int) {
 	s.models.status = status
 }
 
-// HoldModels makes GET /v1/models wait until hold is closed (or the
-// client goes away) before answering.
-func (s *Server) HoldModels(hold chan struct{}) {
-	s.models.mu.Lock()
-	defer s.models.mu.Unlock()
-	s.models.hold = hold
-}
-
 // ModelRequests reports how many times GET /v1/models was asked.
 func (s *Server) ModelRequests() int {
 	s.models.mu.Lock()
@@ -56,20 +47,11 @@ func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) {
 	m := &s.models
 	m.mu.Lock()
 	m.asked++
-	ids, status, hold := m.ids, m.status, m.hold
+	ids, status := m.ids, m.status
 	if !m.set {
 		ids = DefaultModels
 	}
 	m.mu.Unlock()
-	if hold != nil {
-		select {
-		case <-hold:
-		case <-r.Context().Done():
-			return
-		case <-s.closing:
-			return
-		}
-	}
 	if status != 0 {
 		writeError(w, status, "scripted model list failure")
 		return
