@@ -16,6 +16,17 @@ type Config struct {
 	// name; only the user's file (or session parameters) may set them.
 	MCPServers map[string]MCPServer `toml:"mcp_servers"`
 	Sessions   Sessions             `toml:"sessions"`
+	// Checkpoints keep each turn's changes undoable ($SCV_HOME/checkpoints).
+	Checkpoints Checkpoints `toml:"checkpoints"`
+}
+
+// Checkpoints bounds the snapshots taken before a turn's first change.
+type Checkpoints struct {
+	// Enabled takes a checkpoint before each turn's first change.
+	Enabled bool `toml:"enabled"`
+	// MaxBytes bounds every session's checkpoints together; the oldest
+	// sessions' are dropped first.
+	MaxBytes int `toml:"max_bytes"`
 }
 
 // Provider selects and reaches the model.

@@ -43,6 +43,9 @@ const (
 
 	DefaultSessionsMaxCount   = 1000
 	DefaultSessionsMaxAgeDays = 90
+
+	DefaultCheckpointsEnabled  = true
+	DefaultCheckpointsMaxBytes = 512 << 20
 )
 
 // Provider kinds.
@@ -100,9 +103,10 @@ func Defaults() Config {
 			OutboundQueueBytes:  DefaultOutboundQueueBytes,
 			MaxInflightRequests: DefaultMaxInflightRequests,
 		},
-		Skills:   Skills{Enabled: DefaultSkillsEnabled},
-		Daemon:   Daemon{SessionIdleMinutes: DefaultSessionIdleMinutes, MaxSessions: DefaultMaxSessions},
-		Sessions: Sessions{MaxCount: DefaultSessionsMaxCount, MaxAgeDays: DefaultSessionsMaxAgeDays},
+		Skills:      Skills{Enabled: DefaultSkillsEnabled},
+		Daemon:      Daemon{SessionIdleMinutes: DefaultSessionIdleMinutes, MaxSessions: DefaultMaxSessions},
+		Sessions:    Sessions{MaxCount: DefaultSessionsMaxCount, MaxAgeDays: DefaultSessionsMaxAgeDays},
+		Checkpoints: Checkpoints{Enabled: DefaultCheckpointsEnabled, MaxBytes: DefaultCheckpointsMaxBytes},
 	}
 }
 

@@ -113,6 +113,11 @@ func Template() string {
 	w("[sessions]")
 	kv("Stored sessions ($"+HomeEnv+"/sessions) kept; the daemon removes the oldest beyond it, at start and daily.", "max_count", d.Sessions.MaxCount)
 	kv("Days a stored session is kept after its last change.", "max_age_days", d.Sessions.MaxAgeDays)
+	w("")
+
+	w("[checkpoints]")
+	kv("Snapshot the workspace ($"+HomeEnv+"/checkpoints, never your repository) before a turn's first change, so the turn can be reviewed and undone.", "enabled", d.Checkpoints.Enabled)
+	kv("Bytes every session's checkpoints may take together; the oldest sessions' are dropped first.", "max_bytes", d.Checkpoints.MaxBytes)
 	d0 := NewMCPServer()
 	w("# MCP servers whose tools the model may use, one [mcp_servers.NAME] table each",
 		"# (NAME: letters, digits, _ and -). The keys are Codex's. Only this file (or the",

@@ -22,6 +22,7 @@ type rebuilt struct {
 	running string
 	turns   int
 	title   string
+	marks   turnMarks
 	// seq is where the session resumes: the last record's seq or the
 	// last reservation, whichever is higher. reserved is the reservation.
 	seq, reserved uint64
@@ -57,6 +58,7 @@ func (r *rebuilt) apply(p Payload, names map[string]string) {
 	case TurnStarted:
 		r.running = e.TurnID
 		r.turns++
+		r.marks.started(e.TurnID, len(r.history))
 		if r.title == "" {
 			r.title = store.Title(e.Prompt)
 		}
@@ -74,6 +76,7 @@ func (r *rebuilt) apply(p Payload, names map[string]string) {
 	case ContextCompacted:
 		n := min(e.RemovedMessages, len(r.history))
 		r.history = append([]provider.Message(nil), r.history[n:]...)
+		r.marks.dropped(n)
 	case QueueEnqueued:
 		r.queue = append(r.queue, e.Entry)
 		if n, ok := queueNumber(e.Entry.QueueID); ok {
@@ -107,8 +110,14 @@ func (r *rebuilt) apply(p Payload, names map[string]string) {
 	case SessionPaused:
 		r.paused = e.Paused
 	case SessionCleared:
+		r.marks.dropped(len(r.history))
 		r.history, r.queue = nil, nil
 		r.approved = map[string]bool{}
+	case TurnReverted:
+		if _, keep, ok := r.marks.from(e.TurnID); ok && keep < len(r.history) {
+			r.history = append([]provider.Message(nil), r.history[:keep]...)
+		}
+		r.marks.revert(e.TurnIDs)
 	case SessionRenamed:
 		r.title = e.Title
 	case SessionRestored:

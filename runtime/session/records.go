@@ -100,6 +100,8 @@ var recordKinds, recordDecoders = func() (map[reflect.Type]recordKind, map[strin
 	add(kindFor[SessionCleared]("session.cleared", true, true))
 	add(kindFor[SessionRenamed]("session.renamed", true, true))
 	add(kindFor[SessionRestored]("session.restored", true, true))
+	add(kindFor[TurnChanges]("turn.changes", false, false))
+	add(kindFor[TurnReverted]("turn.reverted", true, false))
 	return byType, byName
 }()
 

@@ -117,7 +117,7 @@ func (m *Manager) restore(log *store.Log, loaded store.Loaded) (*Session, error)
 	defer s.mu.Unlock()
 	s.history, s.queue, s.queueBytes, s.nextQueue = r.history, r.queue, r.queueBytes(), r.nextQueue
 	s.paused, s.sessionApproved, s.seq, s.turnCount = r.paused, r.approved, r.seq, r.turns
-	s.title = r.title
+	s.title, s.marks = r.title, r.marks
 	if s.title == "" {
 		s.title = loaded.Meta.Title
 	}
@@ -242,7 +242,7 @@ func (m *Manager) Delete(id string) error {
 	if err := m.opts.Store.Delete(id); err != nil {
 		return storeError(id, err)
 	}
-	return nil
+	return m.dropCheckpoints(id)
 }
 
 // Fork stores a new session whose history is session id's up to the end
@@ -296,7 +296,7 @@ func (m *Manager) Fork(id, turnID string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("fork session %s: %w", id, err)
 	}
-	return fork.ID, nil
+	return fork.ID, m.copyCheckpoints(id, fork.ID)
 }
 
 // forkPoint is the seq of the record that ended turn turnID (the last

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"scv/runtime/checkpoint"
 	"scv/runtime/provider"
 	"scv/runtime/store"
 	"scv/runtime/tools"
@@ -24,6 +25,8 @@ type turn struct {
 	steps       int
 	tools       *tools.Registry // the tools of the current model step
 	usage       provider.Usage
+	ckpt        *checkpoint.Turn // taken before the turn's first change
+	ckptFailed  bool             // no checkpoint could be taken: do not retry each call
 }
 
 // TurnStart is the answer to scv/turn/start: a started turn or a queued entry.
@@ -52,7 +55,7 @@ func (s *Session) StartTurn(prompt string, ctxItems []ContextItem, submitter str
 	if s.stopping {
 		return TurnStart{}, errorf(CodeUnsupported, "the scv daemon is shutting down; the prompt was not started")
 	}
-	if s.active != nil {
+	if s.active != nil || s.reverting {
 		entry, position, err := s.enqueueLocked(prompt, attachments, submitter)
 		if err != nil {
 			return TurnStart{}, err
@@ -89,6 +92,7 @@ func (s *Session) launchLocked(t *turn) {
 	s.idleSince = time.Time{}
 	// The prompt joins the history now, so turn.started's record stores it.
 	s.addHistoryLocked(provider.Message{Role: provider.RoleUser, Content: t.attachments.text + t.prompt})
+	s.marks.started(t.id, len(s.history))
 	s.turnCount++
 	if s.title == "" {
 		s.title = store.Title(t.prompt)
@@ -98,7 +102,9 @@ func (s *Session) launchLocked(t *turn) {
 	go func() {
 		defer s.turns.Done()
 		defer s.logPanic(t)
-		s.endTurn(t, s.runTurnGuarded(t))
+		o := s.runTurnGuarded(t)
+		s.checkpointAfter(t)
+		s.endTurn(t, o)
 	}()
 }
 
