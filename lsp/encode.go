@@ -69,6 +69,10 @@ func methodOf(p session.Payload) string {
 		return schema.EvSessionRestored
 	case session.McpStatus:
 		return schema.EvMcpStatus
+	case session.TurnChanges:
+		return schema.EvTurnChanges
+	case session.TurnReverted:
+		return schema.EvTurnReverted
 	}
 	panic(fmt.Sprintf("lsp: no notification for a %T event", p))
 }

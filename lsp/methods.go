@@ -65,6 +65,8 @@ func init() {
 		schema.MethodApprovalResolve: {handle: handleApprovalResolve},
 		schema.MethodDaemonStatus:    {handle: handleDaemonStatus},
 		schema.MethodMcpList:         {handle: handleMcpList},
+		schema.MethodTurnChanges:     {handle: handleTurnChanges, async: true},
+		schema.MethodTurnRevert:      {handle: handleTurnRevert, async: true},
 	}
 }
 

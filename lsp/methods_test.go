@@ -17,6 +17,7 @@ var (
 		"scv/session/delete", "scv/session/fork", "scv/turn/start",
 		"scv/turn/cancel", "scv/queue/list", "scv/queue/update", "scv/queue/move",
 		"scv/queue/remove", "scv/approval/resolve", "scv/daemon/status", "scv/mcp/list",
+		"scv/turn/changes", "scv/turn/revert",
 	}
 	specNotifications = []string{
 		"scv/turn/started", "scv/assistant/delta", "scv/assistant/completed", "scv/tool/proposed",
@@ -25,6 +26,7 @@ var (
 		"scv/queue/snapshot", "scv/queue/enqueued", "scv/queue/updated", "scv/queue/moved",
 		"scv/queue/removed", "scv/queue/dequeued", "scv/session/paused", "scv/session/cleared",
 		"scv/session/closed", "scv/session/renamed", "scv/session/restored", "scv/mcp/status", "scv/session/lagged", "scv/session/gap",
+		"scv/turn/changes", "scv/turn/reverted",
 	}
 )
 

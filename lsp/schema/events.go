@@ -96,6 +96,14 @@ type (
 		EventHeader
 		session.McpStatus
 	}
+	TurnChangesEventParams struct {
+		EventHeader
+		session.TurnChanges
+	}
+	TurnRevertedParams struct {
+		EventHeader
+		session.TurnReverted
+	}
 )
 
 // SessionLaggedParams is the params of scv/session/lagged: this

@@ -33,6 +33,8 @@ const (
 	MethodApprovalResolve = "scv/approval/resolve"
 	MethodDaemonStatus    = "scv/daemon/status"
 	MethodMcpList         = "scv/mcp/list"
+	MethodTurnChanges     = "scv/turn/changes"
+	MethodTurnRevert      = "scv/turn/revert"
 )
 
 // Methods lists every request above; initialize advertises exactly these
@@ -42,7 +44,7 @@ var Methods = []string{
 	MethodSessionClose, MethodSessionClear, MethodSessionPause, MethodSessionRename,
 	MethodSessionDelete, MethodSessionFork, MethodTurnStart, MethodTurnCancel,
 	MethodQueueList, MethodQueueUpdate, MethodQueueMove, MethodQueueRemove, MethodApprovalResolve,
-	MethodDaemonStatus, MethodMcpList,
+	MethodDaemonStatus, MethodMcpList, MethodTurnChanges, MethodTurnRevert,
 }
 
 // Notifications the server sends.
@@ -71,6 +73,10 @@ const (
 	EvSessionRenamed     = "scv/session/renamed"
 	EvSessionRestored    = "scv/session/restored"
 	EvMcpStatus          = "scv/mcp/status"
+	// EvTurnChanges shares its name with the request MethodTurnChanges:
+	// the event lists a turn's files, the request their diffs.
+	EvTurnChanges  = MethodTurnChanges
+	EvTurnReverted = "scv/turn/reverted"
 	// Per-connection notifications: no seq of their own, never replayed.
 	EvSessionLagged = "scv/session/lagged"
 	EvSessionGap    = "scv/session/gap"
@@ -83,7 +89,7 @@ var Notifications = []string{
 	EvToolCompleted, EvApprovalRequested, EvApprovalResolved, EvContextCompacted,
 	EvTurnCompleted, EvTurnCancelled, EvTurnFailed, EvQueueSnapshot, EvQueueEnqueued,
 	EvQueueUpdated, EvQueueMoved, EvQueueRemoved, EvQueueDequeued, EvSessionPaused,
-	EvSessionCleared, EvSessionClosed, EvSessionRenamed, EvSessionRestored, EvMcpStatus, EvSessionLagged, EvSessionGap,
+	EvSessionCleared, EvSessionClosed, EvSessionRenamed, EvSessionRestored, EvMcpStatus, EvTurnChanges, EvTurnReverted, EvSessionLagged, EvSessionGap,
 }
 
 // IsTerminal reports whether a notification ends a turn.

@@ -41,6 +41,9 @@ type Limits struct {
 	MaxResponseBytes int `json:"maxResponseBytes"`
 	MaxToolCallBytes int `json:"maxToolCallBytes"`
 	MaxToolCalls     int `json:"maxToolCalls"`
+	// MaxCheckpointBytes is checkpoints.max_bytes, in a session's
+	// Snapshot; absent when checkpoints are off.
+	MaxCheckpointBytes int `json:"maxCheckpointBytes,omitempty"`
 }
 
 // ResponseLimits are the bounds of one model response that cfg sets.

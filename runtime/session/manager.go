@@ -210,7 +210,9 @@ func (m *Manager) build(id string, createdAt time.Time, cwd string, cfg config.C
 	if cfg.Provider.Kind == "replay" {
 		s.model = "replay"
 	}
-	s.ckpt.root = m.checkpointRoot(cfg)
+	if s.ckpt.root = m.checkpointRoot(cfg); s.ckpt.root != nil {
+		s.limits.MaxCheckpointBytes = cfg.Checkpoints.MaxBytes
+	}
 	return s, nil
 }
 

@@ -25,6 +25,8 @@ M.request = {
   approval_resolve = "scv/approval/resolve",
   daemon_status = "scv/daemon/status",
   mcp_list = "scv/mcp/list",
+  turn_changes = "scv/turn/changes",
+  turn_revert = "scv/turn/revert",
 }
 
 -- Every notification the server may send; the client registers a handler for
@@ -56,6 +58,8 @@ M.notifications = {
   "scv/mcp/status",
   "scv/session/lagged",
   "scv/session/gap",
+  "scv/turn/changes",
+  "scv/turn/reverted",
 }
 
 -- scv/session/attach's `replay` value that asks for the whole transcript

@@ -23,6 +23,8 @@ export const Methods = {
   approvalResolve: "scv/approval/resolve",
   daemonStatus: "scv/daemon/status",
   mcpList: "scv/mcp/list",
+  turnChanges: "scv/turn/changes",
+  turnRevert: "scv/turn/revert",
 } as const;
 
 export const Notifications = {
@@ -52,6 +54,8 @@ export const Notifications = {
   mcpStatus: "scv/mcp/status",
   sessionLagged: "scv/session/lagged",
   sessionGap: "scv/session/gap",
+  turnChanges: "scv/turn/changes",
+  turnReverted: "scv/turn/reverted",
 } as const;
 
 export type NotificationMethod = (typeof Notifications)[keyof typeof Notifications];
