@@ -100,6 +100,8 @@ var shown = map[string]func(json.RawMessage) (any, error){
 	schema.EvSessionCleared:     as[session.SessionCleared],
 	schema.EvSessionRenamed:     as[Renamed],
 	schema.EvSessionRestored:    as[Restored],
+	schema.EvTurnChanges:        as[session.TurnChanges],
+	schema.EvTurnReverted:       as[session.TurnReverted],
 }
 
 func as[T any](raw json.RawMessage) (any, error) {
