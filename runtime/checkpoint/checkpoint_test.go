@@ -221,3 +221,55 @@ func TestCopyGivesForkItsOwnCheckpoints(t *testing.T) {
 		t.Fatalf("fork revert = %+v, %v", out, err)
 	}
 }
+
+// A 50 MB file is snapshotted, shown as changed and restored byte for byte.
+func TestRevertA50MBFile(t *testing.T) {
+	f := newFixture(t)
+	big := bytes.Repeat([]byte("0123456789abcdef\n"), 50<<20/17)
+	if err := os.WriteFile(filepath.Join(f.ws, "big.log"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	changes := f.turn("t1", []string{"big.log"}, func() {
+		os.WriteFile(filepath.Join(f.ws, "big.log"), append(append([]byte(nil), big...), "tail\n"...), 0o644)
+	})
+	if len(changes) != 1 || changes[0].Added != 1 {
+		t.Fatalf("changes = %+v", changes)
+	}
+	if out := f.revert(false, "t1"); len(out.Reverted) != 1 {
+		t.Fatalf("outcome = %+v", out)
+	}
+	got, _ := os.ReadFile(filepath.Join(f.ws, "big.log"))
+	if !bytes.Equal(got, big) {
+		t.Fatalf("big.log has %d bytes, want %d", len(got), len(big))
+	}
+}
+
+// Over the bound, the oldest other session's checkpoints are dropped and
+// a session alone over it is told so.
+func TestAccountDropsTheOldestSessionsFirst(t *testing.T) {
+	ctx := context.Background()
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "a"), bytes.Repeat([]byte("x"), 64<<10), 0o644)
+	root := NewRoot(t.TempDir(), 1) // any content is over
+	var repos []*Repo
+	for _, id := range []string{"old", "new"} {
+		r, err := root.Open(ctx, id, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Snapshot(ctx); err != nil {
+			t.Fatal(err)
+		}
+		repos = append(repos, r)
+	}
+	over, err := root.Account(ctx, repos[0])
+	if err != nil || !over {
+		t.Fatalf("over = %v, %v", over, err)
+	}
+	if _, err := root.Account(ctx, repos[1]); err != nil {
+		t.Fatal(err)
+	}
+	if root.Exists("old") || !root.Exists("new") {
+		t.Fatalf("old kept %v, new kept %v; want only the newest", root.Exists("old"), root.Exists("new"))
+	}
+}

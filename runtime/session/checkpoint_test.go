@@ -253,3 +253,35 @@ func TestForkCarriesCheckpoints(t *testing.T) {
 		t.Errorf("a.txt = %q", s)
 	}
 }
+
+// A workspace over checkpoints.max_bytes is said so once; the turn goes
+// on, its write_file change stays revertable, its shell change is not
+// recorded.
+func TestTooLargeWorkspaceKeepsFileToolUndoOnly(t *testing.T) {
+	r := newCkptRig(t, "[checkpoints]\nmax_bytes = 4096\n")
+	r.put("big.bin", strings.Repeat("z", 64<<10))
+	r.put("a.txt", "one\n")
+	t1 := r.turn(1, "both", call("c1", "write_file", map[string]any{"path": "a.txt", "content": "two\n"}),
+		call("c2", "shell", map[string]any{"command": "echo made > shell.txt"}))
+	ev := r.rec.waitFor(t, TurnChanges{}, 1)
+	if !strings.Contains(fmt.Sprint(ev["notice"]), "checkpoints.max_bytes") || strings.Contains(fmt.Sprint(ev["files"]), "shell.txt") {
+		t.Fatalf("turn/changes = %v", ev)
+	}
+	r.turn(2, "again", call("c3", "write_file", map[string]any{"path": "b.txt", "content": "b\n"}))
+	if ev := r.rec.waitFor(t, TurnChanges{}, 2); ev["notice"] != nil {
+		t.Errorf("the notice was said twice: %v", ev)
+	}
+	res, err := r.s.RevertTurn(t1, false)
+	if err != nil || len(res.Reverted) != 2 {
+		t.Fatalf("revert = %+v, %v", res, err)
+	}
+	if s, _ := r.file("a.txt"); s != "one\n" {
+		t.Errorf("a.txt = %q", s)
+	}
+	if _, ok := r.file("b.txt"); ok {
+		t.Error("b.txt, created by the later turn, is still there")
+	}
+	if s, _ := r.file("shell.txt"); s != "made\n" {
+		t.Errorf("the shell's file, which no checkpoint covers, = %q", s)
+	}
+}
