@@ -262,11 +262,11 @@ func TestAccountDropsTheOldestSessionsFirst(t *testing.T) {
 		}
 		repos = append(repos, r)
 	}
-	over, err := root.Account(ctx, repos[0])
+	over, err := root.Account(repos[0], 64<<10)
 	if err != nil || !over {
 		t.Fatalf("over = %v, %v", over, err)
 	}
-	if _, err := root.Account(ctx, repos[1]); err != nil {
+	if _, err := root.Account(repos[1], 64<<10); err != nil {
 		t.Fatal(err)
 	}
 	if root.Exists("old") || !root.Exists("new") {

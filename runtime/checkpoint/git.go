@@ -34,6 +34,7 @@ var gitConfig = []string{
 	"-c", "core.fsmonitor=false",
 	"-c", "core.quotepath=false",
 	"-c", "core.untrackedCache=true",
+	"-c", "index.version=4", // a smaller index to read and write per snapshot
 	"-c", "core.preloadIndex=true",
 	"-c", "gc.auto=0",
 	// Fast zlib: a snapshot of a large file is bound by compression, and

@@ -236,20 +236,3 @@ func (r *Repo) Ref(ctx context.Context, name string) (string, error) {
 	}
 	return strings.TrimSpace(string(out)), nil
 }
-
-// Bytes is the repository's size on disk as git counts its objects.
-func (r *Repo) Bytes(ctx context.Context) (int64, error) {
-	out, err := r.g.run(ctx, nil, "count-objects", "-v")
-	if err != nil {
-		return 0, err
-	}
-	var kib int64
-	for _, line := range strings.Split(string(out), "\n") {
-		k, v, _ := strings.Cut(line, ": ")
-		if k == "size" || k == "size-pack" {
-			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			kib += n
-		}
-	}
-	return kib * 1024, nil
-}

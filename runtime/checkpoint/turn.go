@@ -14,7 +14,7 @@ type Turn struct {
 	repo   *Repo
 	id     string
 	before string
-	known  map[string]bool // paths in before
+	known  map[string]bool // paths in before; nil until a file tool needs it
 	forced []string        // paths Extend added: the after tree needs them too
 	whole  bool            // before is a whole snapshot, so shell changes are covered
 }
@@ -22,20 +22,13 @@ type Turn struct {
 // Begin takes turn id's checkpoint: a whole snapshot when whole is set,
 // else an empty one that Touch fills path by path.
 func (r *Repo) Begin(ctx context.Context, id string, whole bool) (*Turn, error) {
-	t := &Turn{repo: r, id: id, before: EmptyTree, known: map[string]bool{}, whole: whole}
+	t := &Turn{repo: r, id: id, before: EmptyTree, whole: whole}
 	if whole {
 		tree, err := r.Snapshot(ctx)
 		if tree == "" {
 			return nil, fmt.Errorf("checkpoint before turn %s: %w", id, err)
 		}
 		t.before = tree
-		entries, err := r.Entries(ctx, tree)
-		if err != nil {
-			return nil, err
-		}
-		for p := range entries {
-			t.known[p] = true
-		}
 	}
 	return t, nil
 }
@@ -47,6 +40,17 @@ func (t *Turn) Whole() bool { return t.whole }
 // workspace): a file the checkpoint does not hold yet is added as it is
 // now, so the turn's change to it can be undone.
 func (t *Turn) Touch(ctx context.Context, path string) error {
+	if t.known == nil {
+		// Listed once per turn, and only for turns using file tools.
+		entries, err := t.repo.Entries(ctx, t.before)
+		if err != nil {
+			return err
+		}
+		t.known = make(map[string]bool, len(entries))
+		for p := range entries {
+			t.known[p] = true
+		}
+	}
 	if t.known[path] {
 		return nil
 	}

@@ -17,7 +17,7 @@ import (
 // ckptRig is a stored session of a real Manager, tools approved without
 // asking, talking to the fake endpoint, in a workspace of its own.
 type ckptRig struct {
-	t   *testing.T
+	t   testing.TB
 	m   *Manager
 	s   *Session
 	rec *waitingRecorder
@@ -25,7 +25,7 @@ type ckptRig struct {
 	ws  string
 }
 
-func newCkptRig(t *testing.T, extraConfig string) *ckptRig {
+func newCkptRig(t testing.TB, extraConfig string) *ckptRig {
 	t.Helper()
 	srv := fakeopenai.New(t)
 	home, ws := t.TempDir(), t.TempDir()
@@ -60,8 +60,8 @@ func (r *ckptRig) turn(n int, prompt string, calls ...provider.ToolCall) string 
 		r.srv.Enqueue(fakeopenai.Reply{ToolCalls: calls})
 	}
 	r.srv.Enqueue(fakeopenai.Reply{Chunks: []string{"done"}})
-	id := startTurn(r.t, r.s, prompt)
-	r.rec.waitFor(r.t, TurnCompleted{}, n)
+	id := startTurn(r.t.(*testing.T), r.s, prompt)
+	r.rec.waitFor(r.t.(*testing.T), TurnCompleted{}, n)
 	return id
 }
 

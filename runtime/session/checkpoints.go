@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sync"
 
@@ -22,8 +24,9 @@ type checkpoints struct {
 
 	mu       sync.Mutex
 	repo     *checkpoint.Repo
-	tooLarge bool // whole snapshots stopped: only file tools' paths are kept
-	told     bool // the too-large notice went out
+	tooLarge bool  // whole snapshots stopped: only file tools' paths are kept
+	pending  int64 // bytes of the first snapshot, not accounted yet
+	told     bool  // the too-large notice went out
 }
 
 // tooLargeNotice is said once per session when checkpoints stop covering
@@ -52,6 +55,9 @@ func (s *Session) checkpointRepo(ctx context.Context, create bool) (*checkpoint.
 			return nil, err
 		}
 		c.tooLarge = n > c.root.MaxBytes()
+		if !c.tooLarge {
+			c.pending = n
+		}
 	}
 	c.repo = repo
 	return repo, nil
@@ -120,19 +126,32 @@ func (s *Session) checkpointAfter(t *turn) {
 	for _, c := range changes {
 		ev.Files = append(ev.Files, FileStat{Path: c.Path, Added: c.Added, Removed: c.Removed, Binary: c.Binary})
 	}
-	ev.Notice = s.accountCheckpoints(ctx, t.ckpt.Whole())
+	ev.Notice = s.accountCheckpoints(t.ckpt.Whole(), s.changedBytes(changes))
 	if len(ev.Files) > 0 || ev.Notice != "" {
 		_ = s.emitTurn(ev)
 	}
 }
 
+// changedBytes is what a turn's changes add to its checkpoints, at most:
+// the changed files' sizes now.
+func (s *Session) changedBytes(changes []checkpoint.Change) int64 {
+	var n int64
+	for _, c := range changes {
+		if info, err := os.Lstat(filepath.Join(s.cwd, c.Path)); err == nil {
+			n += info.Size()
+		}
+	}
+	return n
+}
+
 // accountCheckpoints bounds the checkpoints' space; it returns the notice
 // when this session's whole snapshots just stopped.
-func (s *Session) accountCheckpoints(ctx context.Context, whole bool) string {
+func (s *Session) accountCheckpoints(whole bool, added int64) string {
 	c := &s.ckpt
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	over, err := c.root.Account(ctx, c.repo)
+	added, c.pending = added+c.pending, 0
+	over, err := c.root.Account(c.repo, added)
 	if err != nil {
 		s.logger().Warn("checkpoint space could not be accounted", "session", s.id, "err", err)
 	}

@@ -1,0 +1,94 @@
+package session
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"scv/internal/fakeopenai"
+	"scv/runtime/provider"
+)
+
+// timedTurn runs one turn making calls and returns how long it took, from
+// the request to its end.
+func timedTurn(b *testing.B, r *ckptRig, calls []provider.ToolCall) time.Duration {
+	r.srv.Enqueue(fakeopenai.Reply{ToolCalls: calls}, fakeopenai.Reply{Chunks: []string{"done"}})
+	start := time.Now()
+	if _, err := r.s.StartTurn("go", nil, "1"); err != nil {
+		b.Fatal(err)
+	}
+	r.s.turns.Wait()
+	return time.Since(start)
+}
+
+// hundredWrites are the calls of a turn that rewrites 100 files of 10 KB.
+func hundredWrites(round int) []provider.ToolCall {
+	calls := make([]provider.ToolCall, 100)
+	for i := range calls {
+		content := strings.Repeat(fmt.Sprintf("round %d line %d\n", round, i), 10<<10)[:10<<10]
+		calls[i] = call(fmt.Sprint("c", i), "write_file", map[string]any{"path": fmt.Sprintf("src/f%03d.txt", i), "content": content})
+	}
+	return calls
+}
+
+// BenchmarkCheckpointOverhead: a turn that rewrites 100 files of 10 KB,
+// with checkpoints on against the same turn with them off, in one run
+// (target: ratio < 1.05). Each round rewrites every file, so every turn
+// takes its checkpoint before and its snapshot after.
+func BenchmarkCheckpointOverhead(b *testing.B) {
+	on := newCkptRig(b, "")
+	off := newCkptRig(b, "[checkpoints]\nenabled = false\n")
+	for _, r := range []*ckptRig{on, off} {
+		timedTurn(b, r, hundredWrites(-1)) // creates the files; on: the first checkpoint
+	}
+	var tOn, tOff []float64
+	round := 0
+	for b.Loop() {
+		tOff = append(tOff, timedTurn(b, off, hundredWrites(round)).Seconds())
+		tOn = append(tOn, timedTurn(b, on, hundredWrites(round)).Seconds())
+		round++
+	}
+	b.ReportMetric(medianOf(tOn)*1000, "on-ms/turn")
+	b.ReportMetric(medianOf(tOff)*1000, "off-ms/turn")
+	b.ReportMetric(medianOf(tOn)/medianOf(tOff), "ratio")
+}
+
+// BenchmarkCheckpointLargeWorkspace: a turn running one shell command in
+// a workspace of 50,000 files once its first checkpoint exists, against
+// the same turn with checkpoints off (target: added < 300 ms).
+func BenchmarkCheckpointLargeWorkspace(b *testing.B) {
+	on := newCkptRig(b, "")
+	off := newCkptRig(b, "[checkpoints]\nenabled = false\n")
+	for _, r := range []*ckptRig{on, off} {
+		for d := range 100 {
+			dir := filepath.Join(r.ws, fmt.Sprintf("pkg%03d", d))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				b.Fatal(err)
+			}
+			for f := range 500 {
+				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.go", f)), []byte(fmt.Sprintf("package p\n\nconst X%d = %d\n", f, d)), 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	shell := func(round int) []provider.ToolCall {
+		return []provider.ToolCall{call("c1", "shell", map[string]any{"command": fmt.Sprintf("echo %d > pkg000/f000.go", round)})}
+	}
+	first := timedTurn(b, on, shell(-1))
+	timedTurn(b, off, shell(-1))
+	var tOn, tOff []float64
+	round := 0
+	for b.Loop() {
+		tOff = append(tOff, timedTurn(b, off, shell(round)).Seconds())
+		tOn = append(tOn, timedTurn(b, on, shell(round)).Seconds())
+		round++
+	}
+	b.ReportMetric(first.Seconds()*1000, "first-checkpoint-turn-ms")
+	b.ReportMetric(medianOf(tOn)*1000, "on-ms/turn")
+	b.ReportMetric(medianOf(tOff)*1000, "off-ms/turn")
+	b.ReportMetric((medianOf(tOn)-medianOf(tOff))*1000, "added-ms")
+}
