@@ -228,6 +228,16 @@ func (r *Repo) SetRef(ctx context.Context, name, object string) error {
 	return err
 }
 
+// setRefs points several refs/scv/<name> at their objects in one git run.
+func (r *Repo) setRefs(ctx context.Context, refs map[string]string) error {
+	var in strings.Builder
+	for name, object := range refs {
+		fmt.Fprintf(&in, "update refs/scv/%s %s\n", name, object)
+	}
+	_, err := r.g.run(ctx, strings.NewReader(in.String()), "update-ref", "--stdin")
+	return err
+}
+
 // Ref returns what refs/scv/<name> points at, "" when it does not exist.
 func (r *Repo) Ref(ctx context.Context, name string) (string, error) {
 	out, err := r.g.run(ctx, nil, "for-each-ref", "--format=%(objectname)", "refs/scv/"+name)

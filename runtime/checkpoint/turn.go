@@ -90,10 +90,7 @@ func (t *Turn) Finish(ctx context.Context) ([]Change, error) {
 	if err != nil || len(changes) == 0 {
 		return nil, err
 	}
-	if err := t.repo.SetRef(ctx, t.id+"/before", t.before); err != nil {
-		return nil, err
-	}
-	return changes, t.repo.SetRef(ctx, t.id+"/after", after)
+	return changes, t.repo.setRefs(ctx, map[string]string{t.id + "/before": t.before, t.id + "/after": after})
 }
 
 // trees returns turn id's before and after trees; ok is false when the

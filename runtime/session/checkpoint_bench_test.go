@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,6 +79,7 @@ func BenchmarkCheckpointLargeWorkspace(b *testing.B) {
 	shell := func(round int) []provider.ToolCall {
 		return []provider.ToolCall{call("c1", "shell", map[string]any{"command": fmt.Sprintf("echo %d > pkg000/f000.go", round)})}
 	}
+	walk := statWalk(b, on.ws)
 	first := timedTurn(b, on, shell(-1))
 	timedTurn(b, off, shell(-1))
 	var tOn, tOff []float64
@@ -91,4 +93,24 @@ func BenchmarkCheckpointLargeWorkspace(b *testing.B) {
 	b.ReportMetric(medianOf(tOn)*1000, "on-ms/turn")
 	b.ReportMetric(medianOf(tOff)*1000, "off-ms/turn")
 	b.ReportMetric((medianOf(tOn)-medianOf(tOff))*1000, "added-ms")
+	// A snapshot must lstat every file, twice a shell turn (before the
+	// command and after it): how long one walk takes on this machine puts
+	// added-ms in proportion.
+	b.ReportMetric(statWalk(b, on.ws).Seconds()*1000, "lstat-walk-ms")
+	b.ReportMetric(walk.Seconds()*1000, "cold-lstat-walk-ms")
+}
+
+// statWalk times one walk of dir that lstats every file.
+func statWalk(b *testing.B, dir string) time.Duration {
+	start := time.Now()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			_, err = os.Lstat(path)
+		}
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start)
 }
