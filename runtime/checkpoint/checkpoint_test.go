@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -272,4 +274,56 @@ func TestAccountDropsTheOldestSessionsFirst(t *testing.T) {
 	if root.Exists("old") || !root.Exists("new") {
 		t.Fatalf("old kept %v, new kept %v; want only the newest", root.Exists("old"), root.Exists("new"))
 	}
+}
+
+// The user's repository in the workspace is neither read into the
+// checkpoints nor written: same refs, same index, no stash.
+func TestTheUsersRepositoryIsNeverTouched(t *testing.T) {
+	f := newFixture(t)
+	user := func(args ...string) string {
+		cmd := exec.Command("git", append([]string{"-C", f.ws, "-c", "user.name=u", "-c", "user.email=u@x"}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	user("init", "-q")
+	f.write("a.txt", "one\n")
+	user("add", "a.txt")
+	user("commit", "-qm", "first")
+	refs := user("for-each-ref")
+	index, _ := os.ReadFile(filepath.Join(f.ws, ".git", "index"))
+	f.turn("t1", []string{"a.txt"}, func() { f.write("a.txt", "two\n") })
+	if out := f.revert(false, "t1"); len(out.Reverted) != 1 {
+		t.Fatalf("outcome = %+v", out)
+	}
+	entries, err := f.repo.Entries(context.Background(), mustRef(t, f.repo, "t1/before"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := range entries {
+		if strings.HasPrefix(p, ".git/") {
+			t.Errorf("the checkpoint holds the user's %s", p)
+		}
+	}
+	if got := user("for-each-ref"); got != refs {
+		t.Errorf("refs changed:\n%s\nwas\n%s", got, refs)
+	}
+	if got, _ := os.ReadFile(filepath.Join(f.ws, ".git", "index")); !bytes.Equal(got, index) {
+		t.Error("the user's index was written")
+	}
+	if st := user("stash", "list"); st != "" {
+		t.Errorf("stash = %q", st)
+	}
+}
+
+func mustRef(t *testing.T, r *Repo, name string) string {
+	t.Helper()
+	ref, err := r.Ref(context.Background(), name)
+	if err != nil || ref == "" {
+		t.Fatalf("ref %s = %q, %v", name, ref, err)
+	}
+	return ref
 }
