@@ -212,9 +212,6 @@ func TestRevertStoppedHalfWayFinishesWhenRunAgain(t *testing.T) {
 		}()
 		r.s.RevertTurn(t1, false)
 	}()
-	r.s.mu.Lock()
-	r.s.reverting = false // the process that held the flag is gone
-	r.s.mu.Unlock()
 	r.s.ckpt.revertHook = nil
 	res, err := r.s.RevertTurn(t1, false)
 	if err != nil || len(res.Reverted) != 3 || len(res.Conflicts) != 0 {

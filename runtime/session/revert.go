@@ -30,13 +30,17 @@ func (s *Session) RevertTurn(turnID string, force bool) (RevertResult, error) {
 	}
 	s.reverting = true
 	s.mu.Unlock()
+	defer func() { // also after a panic, so the session is not stuck
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.reverting = false
+		s.startNextLocked() // prompts queued meanwhile
+	}()
 
 	out, err := s.revertFiles(ids, force)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.reverting = false
-	defer s.startNextLocked() // prompts queued meanwhile
 	if err != nil {
 		return RevertResult{}, err
 	}
