@@ -38,6 +38,8 @@ var allPayloads = []session.Payload{
 	session.SessionRenamed{Title: "t"},
 	session.SessionRestored{Queued: 1, Paused: true},
 	session.McpStatus{Name: "files", State: "failed", Error: "exec: \"x\": not found"},
+	session.TurnChanges{TurnID: "t1", Files: []session.FileStat{{Path: "a.go", Added: 1, Removed: 2}}},
+	session.TurnReverted{TurnID: "t1", TurnIDs: []string{"t1", "t2"}},
 }
 
 func TestEveryEventEncodesAsItsNotification(t *testing.T) {
