@@ -192,13 +192,14 @@ func (s *Session) TurnChanges(turnID, path string) (TurnChangesResult, error) {
 	return res, nil
 }
 
-// checkpointRoot is where a session built with cfg keeps its checkpoints;
-// nil when they are off or there is no $SCV_HOME to keep them in.
-func (m *Manager) checkpointRoot(cfg config.Config) *checkpoint.Root {
+// checkpointRoot is where a session built with cfg keeps its checkpoints,
+// and their bound; nil and 0 when they are off or there is no $SCV_HOME
+// to keep them in.
+func (m *Manager) checkpointRoot(cfg config.Config) (*checkpoint.Root, int) {
 	if !cfg.Checkpoints.Enabled || m.opts.Home == "" {
-		return nil
+		return nil, 0
 	}
-	return checkpoint.NewRoot(config.CheckpointsDir(m.opts.Home), int64(cfg.Checkpoints.MaxBytes))
+	return checkpoint.NewRoot(config.CheckpointsDir(m.opts.Home), int64(cfg.Checkpoints.MaxBytes)), cfg.Checkpoints.MaxBytes
 }
 
 // copyCheckpoints gives a fork the checkpoints of the session it came

@@ -210,9 +210,7 @@ func (m *Manager) build(id string, createdAt time.Time, cwd string, cfg config.C
 	if cfg.Provider.Kind == "replay" {
 		s.model = "replay"
 	}
-	if s.ckpt.root = m.checkpointRoot(cfg); s.ckpt.root != nil {
-		s.limits.MaxCheckpointBytes = cfg.Checkpoints.MaxBytes
-	}
+	s.ckpt.root, s.limits.MaxCheckpointBytes = m.checkpointRoot(cfg)
 	return s, nil
 }
 
