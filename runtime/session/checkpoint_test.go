@@ -249,6 +249,15 @@ func TestForkCarriesCheckpoints(t *testing.T) {
 	if s, _ := r.file("a.txt"); s != "one\n" {
 		t.Errorf("a.txt = %q", s)
 	}
+	if !r.s.ckpt.root.Exists(r.s.ID()) {
+		t.Fatal("the original lost its checkpoints")
+	}
+	if err := r.m.Delete(forkID); err != nil {
+		t.Fatal(err)
+	}
+	if r.s.ckpt.root.Exists(forkID) {
+		t.Error("a deleted session's checkpoints are still there")
+	}
 }
 
 // A workspace over checkpoints.max_bytes is said so once; the turn goes
