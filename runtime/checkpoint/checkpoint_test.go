@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -326,4 +327,21 @@ func mustRef(t *testing.T, r *Repo, name string) string {
 		t.Fatalf("ref %s = %q, %v", name, ref, err)
 	}
 	return ref
+}
+
+// A turn that changes more files than fit on a command line reverts.
+func TestRevertManyFiles(t *testing.T) {
+	f := newFixture(t)
+	n := maxPathArgs + 200
+	f.turn("t1", nil, func() {
+		for i := range n {
+			f.write(fmt.Sprintf("dep/m%05d.js", i), "x\n")
+		}
+	})
+	if out := f.revert(false, "t1"); len(out.Reverted) != n {
+		t.Fatalf("reverted %d of %d", len(out.Reverted), n)
+	}
+	if _, ok := f.read("dep/m00000.js"); ok {
+		t.Error("a created file is still there")
+	}
 }

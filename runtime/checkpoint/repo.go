@@ -127,8 +127,26 @@ type Entry struct {
 	Hash string
 }
 
+// maxPathArgs is how many paths a git command gets on its command line;
+// more (a turn that changed a whole dependency tree) would pass the
+// system's argument limit, so the whole tree is listed and filtered.
+const maxPathArgs = 1000
+
 // Entries lists tree's files, or only those under paths when given.
 func (r *Repo) Entries(ctx context.Context, tree string, paths ...string) (map[string]Entry, error) {
+	if len(paths) > maxPathArgs {
+		all, err := r.Entries(ctx, tree)
+		if err != nil {
+			return nil, err
+		}
+		some := make(map[string]Entry, len(paths))
+		for _, p := range paths {
+			if e, ok := all[p]; ok {
+				some[p] = e
+			}
+		}
+		return some, nil
+	}
 	args := append([]string{"ls-tree", "-r", "-z", "--full-tree", tree, "--"}, paths...)
 	out, err := r.g.run(ctx, nil, args...)
 	if err != nil {
