@@ -291,3 +291,32 @@ func TestTooLargeWorkspaceKeepsFileToolUndoOnly(t *testing.T) {
 		t.Errorf("the shell's file, which no checkpoint covers, = %q", s)
 	}
 }
+
+// A prompt sent while a revert restores files is queued, and starts once
+// the history is cut: its request holds nothing of the reverted turn.
+func TestAPromptDuringARevertWaitsForIt(t *testing.T) {
+	r := newCkptRig(t, "")
+	r.put("a.txt", "one\n")
+	t1 := r.turn(1, "reverted prompt", call("c1", "write_file", map[string]any{"path": "a.txt", "content": "two\n"}))
+	r.srv.Enqueue(fakeopenai.Reply{Chunks: []string{"later"}})
+	var during TurnStart
+	r.s.ckpt.revertHook = func(string) {
+		var err error
+		if during, err = r.s.StartTurn("sent during the revert", nil, "1"); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := r.s.RevertTurn(t1, false); err != nil {
+		t.Fatal(err)
+	}
+	if during.Status != "queued" {
+		t.Fatalf("a prompt during the revert: %+v", during)
+	}
+	r.rec.waitFor(t, TurnCompleted{}, 2)
+	reqs := r.srv.Requests()
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if strings.Contains(m.Content, "reverted prompt") {
+			t.Errorf("the queued prompt's request holds %+v", m)
+		}
+	}
+}
