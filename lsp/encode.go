@@ -81,6 +81,10 @@ func methodOf(p session.Payload) string {
 		return schema.EvPlanUpdated
 	case session.SessionUsage:
 		return schema.EvSessionUsage
+	case session.TurnChanges:
+		return schema.EvTurnChanges
+	case session.TurnReverted:
+		return schema.EvTurnReverted
 	}
 	panic(fmt.Sprintf("lsp: no notification for a %T event", p))
 }

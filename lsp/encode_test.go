@@ -44,6 +44,8 @@ var allPayloads = []session.Payload{
 	session.ToolOutput{TurnID: "t1", CallID: "c", Chunk: "line\n"},
 	session.PlanUpdated{TurnID: "t1", Steps: []session.PlanStep{{Step: "s", Status: session.PlanPending}}},
 	session.SessionUsage{TurnID: "t1", InputTokens: 1, OutputTokens: 2, ContextTokens: 3, ContextMaxTokens: 4},
+	session.TurnChanges{TurnID: "t1", Files: []session.FileStat{{Path: "a.go", Added: 1, Removed: 2}}},
+	session.TurnReverted{TurnID: "t1", TurnIDs: []string{"t1", "t2"}},
 }
 
 func TestEveryEventEncodesAsItsNotification(t *testing.T) {

@@ -70,6 +70,8 @@ func init() {
 		// configure reads the workspace's project file (its policy rule).
 		schema.MethodSessionConfigure: {handle: handleSessionConfigure, async: true},
 		schema.MethodModelList:        {handle: handleModelList, async: true},
+		schema.MethodTurnChanges:      {handle: handleTurnChanges, async: true},
+		schema.MethodTurnRevert:       {handle: handleTurnRevert, async: true},
 	}
 }
 

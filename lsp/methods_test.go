@@ -18,6 +18,7 @@ var (
 		"scv/turn/cancel", "scv/queue/list", "scv/queue/update", "scv/queue/move",
 		"scv/queue/remove", "scv/approval/resolve", "scv/daemon/status", "scv/mcp/list",
 		"scv/turn/steer", "scv/session/configure", "scv/model/list", "scv/skill/list",
+		"scv/turn/changes", "scv/turn/revert",
 	}
 	specNotifications = []string{
 		"scv/turn/started", "scv/assistant/delta", "scv/assistant/completed", "scv/tool/proposed",
@@ -28,6 +29,7 @@ var (
 		"scv/session/closed", "scv/session/renamed", "scv/session/restored", "scv/mcp/status", "scv/session/lagged", "scv/session/gap",
 		"scv/turn/steered", "scv/session/configured",
 		"scv/assistant/reasoning", "scv/tool/output", "scv/plan/updated", "scv/session/usage",
+		"scv/turn/changes", "scv/turn/reverted",
 	}
 )
 

@@ -102,6 +102,8 @@ var shown = map[string]func(json.RawMessage) (any, error){
 	schema.EvSessionRestored:    as[Restored],
 	schema.EvAssistantReasoning: as[session.AssistantReasoning],
 	schema.EvPlanUpdated:        as[session.PlanUpdated],
+	schema.EvTurnChanges:        as[session.TurnChanges],
+	schema.EvTurnReverted:       as[session.TurnReverted],
 }
 
 func as[T any](raw json.RawMessage) (any, error) {

@@ -110,6 +110,13 @@ func renderEvent(b *strings.Builder, payload any) {
 		b.WriteString("\n_Turn cancelled._\n")
 	case session.TurnFailed:
 		fmt.Fprintf(b, "\n**Turn failed** (%s): %s\n", code(p.Code), termsafe.Line(p.Message))
+	case session.TurnChanges:
+		fmt.Fprintf(b, "\n_Changed %d file(s):_\n\n", len(p.Files))
+		for _, f := range p.Files {
+			fmt.Fprintf(b, "- %s %s\n", code(f.Path), stat(f))
+		}
+	case session.TurnReverted:
+		fmt.Fprintf(b, "\n---\n\n_Reverted %d turn(s) from turn %s on: their files were restored and their messages left the model's history._\n", len(p.TurnIDs), code(p.TurnID))
 	case session.SessionCleared:
 		b.WriteString("\n---\n\n_The session was cleared: the model's history starts again here._\n")
 	case Restored:
@@ -226,4 +233,12 @@ func longestRun(s string, c byte) int {
 		}
 	}
 	return longest
+}
+
+// stat is a changed file's line counts, or "binary".
+func stat(f session.FileStat) string {
+	if f.Binary {
+		return "(binary)"
+	}
+	return fmt.Sprintf("+%d −%d", f.Added, f.Removed)
 }

@@ -49,6 +49,15 @@ func TestRender(t *testing.T) {
 			"Fixed.", "Turn completed in 2 step(s); tokens: 10 in, 3 out",
 		},
 	}, {
+		name: "changed files and a revert",
+		in: Transcript{SessionID: "s1", Events: ev(
+			session.TurnStarted{TurnID: "t1", Prompt: "edit"},
+			session.TurnChanges{TurnID: "t1", Files: []session.FileStat{{Path: "a.go", Added: 2, Removed: 1}, {Path: "logo.png", Binary: true}}},
+			session.TurnCompleted{TurnID: "t1", Steps: 1},
+			session.TurnReverted{TurnID: "t1", TurnIDs: []string{"t1"}},
+		)},
+		want: []string{"_Changed 2 file(s):_", "- `a.go` +2 −1", "- `logo.png` (binary)", "_Reverted 1 turn(s) from turn `t1` on"},
+	}, {
 		name: "cancelled, failed, cleared, interrupted, restored",
 		in: Transcript{SessionID: "s1", Events: ev(
 			session.TurnStarted{TurnID: "t1", Prompt: "one"},

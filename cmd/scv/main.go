@@ -30,6 +30,7 @@ var commands = map[string]command{
 	"attach":   {runAttach, "follow a daemon session in this terminal and answer its approvals"},
 	"mcp":      {runMCP, "list the configured MCP servers; --check starts each and lists its tools"},
 	"sessions": {runSessions, "list sessions; sessions rm ID deletes one, sessions export ID prints its transcript"},
+	"undo":     {runUndo, "revert a turn's file changes: undo [--force] [SESSION [TURN]] (default: this directory's newest session, its last changing turn)"},
 }
 
 func main() {

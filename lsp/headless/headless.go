@@ -271,6 +271,10 @@ func (r *runner) show(ctx context.Context, c *client.Client, t *ownTurn, n clien
 		fmt.Fprintf(r.opts.Log, "%s %s: %s\n", mark, termsafe.Line(p.Name), oneLine(p.Output, 200))
 	case schema.EvContextCompacted:
 		fmt.Fprintf(r.opts.Log, "(older messages were dropped to fit the context window)\n")
+	case schema.EvTurnChanges:
+		var p schema.TurnChangesEventParams
+		_ = json.Unmarshal(n.Params, &p)
+		_, _ = io.WriteString(r.opts.Log, ChangedFiles(p.SessionID, p.TurnChanges))
 	case schema.EvTurnCompleted:
 		_, _ = io.WriteString(r.opts.Out, text.Flush())
 		var p struct {

@@ -142,7 +142,9 @@ func (v *invariants) observe(n Note) {
 		}
 		v.lastSeq[n.SessionID] = n.Seq
 	}
-	if n.TurnID == "" || !strings.HasPrefix(n.Method, schema.Namespace) {
+	// turn/reverted names turns that ended long ago: it is the session's
+	// event about them, not one of theirs.
+	if n.TurnID == "" || !strings.HasPrefix(n.Method, schema.Namespace) || n.Method == schema.EvTurnReverted {
 		return
 	}
 	if prev, done := v.terminated[n.TurnID]; done {

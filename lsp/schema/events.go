@@ -120,6 +120,14 @@ type (
 		EventHeader
 		session.SessionUsage
 	}
+	TurnChangesEventParams struct {
+		EventHeader
+		session.TurnChanges
+	}
+	TurnRevertedParams struct {
+		EventHeader
+		session.TurnReverted
+	}
 )
 
 // SessionLaggedParams is the params of scv/session/lagged: this

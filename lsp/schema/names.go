@@ -37,6 +37,8 @@ const (
 	MethodSessionConfigure = "scv/session/configure"
 	MethodModelList        = "scv/model/list"
 	MethodSkillList        = "scv/skill/list"
+	MethodTurnChanges      = "scv/turn/changes"
+	MethodTurnRevert       = "scv/turn/revert"
 )
 
 // Methods lists every request above; initialize advertises exactly these
@@ -46,7 +48,7 @@ var Methods = []string{
 	MethodSessionClose, MethodSessionClear, MethodSessionPause, MethodSessionRename,
 	MethodSessionDelete, MethodSessionFork, MethodTurnStart, MethodTurnCancel,
 	MethodQueueList, MethodQueueUpdate, MethodQueueMove, MethodQueueRemove, MethodApprovalResolve,
-	MethodDaemonStatus, MethodMcpList, MethodTurnSteer, MethodSessionConfigure, MethodModelList, MethodSkillList,
+	MethodDaemonStatus, MethodMcpList, MethodTurnSteer, MethodSessionConfigure, MethodModelList, MethodSkillList, MethodTurnChanges, MethodTurnRevert,
 }
 
 // Notifications the server sends.
@@ -82,6 +84,10 @@ const (
 	EvToolOutput         = "scv/tool/output"
 	EvPlanUpdated        = "scv/plan/updated"
 	EvSessionUsage       = "scv/session/usage"
+	// EvTurnChanges shares its name with the request MethodTurnChanges:
+	// the event lists a turn's files, the request their diffs.
+	EvTurnChanges  = MethodTurnChanges
+	EvTurnReverted = "scv/turn/reverted"
 	// Per-connection notifications: no seq of their own, never replayed.
 	EvSessionLagged = "scv/session/lagged"
 	EvSessionGap    = "scv/session/gap"
@@ -96,6 +102,7 @@ var Notifications = []string{
 	EvQueueUpdated, EvQueueMoved, EvQueueRemoved, EvQueueDequeued, EvSessionPaused,
 	EvSessionCleared, EvSessionClosed, EvSessionRenamed, EvSessionRestored, EvMcpStatus,
 	EvTurnSteered, EvSessionConfigured, EvAssistantReasoning, EvToolOutput, EvPlanUpdated, EvSessionUsage,
+	EvTurnChanges, EvTurnReverted,
 	EvSessionLagged, EvSessionGap,
 }
 

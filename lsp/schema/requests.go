@@ -168,6 +168,30 @@ type ApprovalResolveResult struct {
 	RuleAddedTo string `json:"ruleAddedTo,omitempty"`
 }
 
+// TurnChangesParams is the params of scv/turn/changes; with Path the
+// answer holds that file only, with its full texts before and after.
+type TurnChangesParams struct {
+	SessionID string `json:"sessionId"`
+	TurnID    string `json:"turnId"`
+	Path      string `json:"path,omitempty"`
+}
+
+// TurnRevertParams is the params of scv/turn/revert.
+type TurnRevertParams struct {
+	SessionID string `json:"sessionId"`
+	TurnID    string `json:"turnId"`
+	Force     bool   `json:"force,omitempty"`
+}
+
+// Results of the checkpoint requests, and their parts.
+type (
+	TurnChangesResult = session.TurnChangesResult
+	FileChange        = session.FileChange
+	TurnRevertResult  = session.RevertResult
+	RevertConflict    = session.RevertConflict
+	FileStat          = session.FileStat
+)
+
 // McpListResult is the result of scv/mcp/list.
 type McpListResult struct {
 	Servers []MCPServerInfo `json:"servers"`

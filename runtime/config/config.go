@@ -19,6 +19,8 @@ type Config struct {
 	// Approvals are the user's standing approvals; only the user's file
 	// may set them.
 	Approvals Approvals `toml:"approvals"`
+	// Checkpoints keep each turn's changes undoable ($SCV_HOME/checkpoints).
+	Checkpoints Checkpoints `toml:"checkpoints"`
 }
 
 // Approvals lets matching tool calls run without asking, across sessions.
@@ -28,6 +30,15 @@ type Approvals struct {
 	// "edit:docs/**" (files a write or edit may change, as workspace
 	// globs). See runtime/approvals.
 	Allow []string `toml:"allow"`
+}
+
+// Checkpoints bounds the snapshots taken before a turn's first change.
+type Checkpoints struct {
+	// Enabled takes a checkpoint before each turn's first change.
+	Enabled bool `toml:"enabled"`
+	// MaxBytes bounds every session's checkpoints together; the oldest
+	// sessions' are dropped first.
+	MaxBytes int `toml:"max_bytes"`
 }
 
 // Provider selects and reaches the model.

@@ -43,6 +43,9 @@ const (
 
 	DefaultSessionsMaxCount   = 1000
 	DefaultSessionsMaxAgeDays = 90
+
+	DefaultCheckpointsEnabled  = true
+	DefaultCheckpointsMaxBytes = 512 << 20
 )
 
 // Provider kinds.
@@ -101,10 +104,11 @@ func Defaults() Config {
 			OutboundQueueBytes:  DefaultOutboundQueueBytes,
 			MaxInflightRequests: DefaultMaxInflightRequests,
 		},
-		Skills:    Skills{Enabled: DefaultSkillsEnabled},
-		Daemon:    Daemon{SessionIdleMinutes: DefaultSessionIdleMinutes, MaxSessions: DefaultMaxSessions},
-		Sessions:  Sessions{MaxCount: DefaultSessionsMaxCount, MaxAgeDays: DefaultSessionsMaxAgeDays},
-		Approvals: Approvals{Allow: []string{}},
+		Skills:      Skills{Enabled: DefaultSkillsEnabled},
+		Daemon:      Daemon{SessionIdleMinutes: DefaultSessionIdleMinutes, MaxSessions: DefaultMaxSessions},
+		Sessions:    Sessions{MaxCount: DefaultSessionsMaxCount, MaxAgeDays: DefaultSessionsMaxAgeDays},
+		Checkpoints: Checkpoints{Enabled: DefaultCheckpointsEnabled, MaxBytes: DefaultCheckpointsMaxBytes},
+		Approvals:   Approvals{Allow: []string{}},
 	}
 }
 

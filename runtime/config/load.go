@@ -306,3 +306,6 @@ func applyOverrides(cfg *Config, src *Sources, o Overrides, origin string) {
 
 // SessionsDir is where sessions are stored: $SCV_HOME/sessions.
 func SessionsDir(home string) string { return filepath.Join(home, "sessions") }
+
+// CheckpointsDir is where turn checkpoints are kept: $SCV_HOME/checkpoints.
+func CheckpointsDir(home string) string { return filepath.Join(home, "checkpoints") }

@@ -39,7 +39,7 @@ func projectForbidden(key string) (reason string, forbidden bool) {
 
 // serverWide are the sections that shape the serving process, not one
 // session: only the user's file sets them.
-var serverWide = map[string]bool{"protocol": true, "daemon": true, "sessions": true}
+var serverWide = map[string]bool{"protocol": true, "daemon": true, "sessions": true, "checkpoints": true}
 
 // errApprovalsInProject refuses allow rules in a project file: a
 // repository must not approve its own commands.

@@ -118,6 +118,11 @@ func Template() string {
 
 	w("[approvals]")
 	kv("Tool calls that run without asking, in every session: \"shell:go test *\" (a command's first words; \"*\" allows more arguments; a command with shell syntax such as ; && | $( ) > never matches), \"edit:docs/**\" (files write_file and edit_file may change, as workspace globs). Only this file may hold rules; \"Always allow\" in an approval prompt adds one here.", "allow", d.Approvals.Allow)
+	w("")
+
+	w("[checkpoints]")
+	kv("Snapshot the workspace ($"+HomeEnv+"/checkpoints, never your repository) before a turn's first change, so the turn can be reviewed and undone.", "enabled", d.Checkpoints.Enabled)
+	kv("Bytes every session's checkpoints may take together; the oldest sessions' are dropped first.", "max_bytes", d.Checkpoints.MaxBytes)
 	d0 := NewMCPServer()
 	w("# MCP servers whose tools the model may use, one [mcp_servers.NAME] table each",
 		"# (NAME: letters, digits, _ and -). The keys are Codex's. Only this file (or the",

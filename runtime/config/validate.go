@@ -128,5 +128,6 @@ func (c Config) validate(origin func(string) string) error {
 	}
 	positive("sessions.max_count", c.Sessions.MaxCount)
 	positive("sessions.max_age_days", c.Sessions.MaxAgeDays)
+	positive("checkpoints.max_bytes", c.Checkpoints.MaxBytes)
 	return errors.Join(errs...)
 }

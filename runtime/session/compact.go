@@ -63,6 +63,7 @@ func (s *Session) compact(t *turn) error {
 		return nil
 	}
 	s.history = append([]provider.Message(nil), s.history[cut:]...)
+	s.marks.dropped(cut)
 	return s.emitLocked(ContextCompacted{t.id, before, total, cut})
 }
 

@@ -55,6 +55,9 @@ type Limits struct {
 	// ToolOutputChunkBytes bounds one scv/tool/output chunk
 	// (tools.MaxOutputChunkBytes).
 	ToolOutputChunkBytes int `json:"toolOutputChunkBytes"`
+	// MaxCheckpointBytes is checkpoints.max_bytes, in a session's
+	// Snapshot; absent when checkpoints are off.
+	MaxCheckpointBytes int `json:"maxCheckpointBytes,omitempty"`
 }
 
 // ResponseLimits are the bounds of one model response that cfg sets.

@@ -130,6 +130,7 @@ func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
 	if err := s.emitTurn(ToolStarted{t.id, call.ID, call.Name}); err != nil {
 		return "", err
 	}
+	s.checkpointBefore(t, tool, args)
 	res := tool.Run(s.toolContext(t, call), args)
 	if t.ctx.Err() != nil {
 		_ = s.emitToolCompleted(t, call, res)

@@ -217,6 +217,7 @@ func (m *Manager) build(id string, createdAt time.Time, cwd string, cfg config.C
 	if cfg.Provider.Kind == "replay" {
 		s.model = "replay"
 	}
+	s.ckpt.root, s.limits.MaxCheckpointBytes = m.checkpointRoot(cfg)
 	return s, nil
 }
 

@@ -147,7 +147,7 @@ func (s *Session) Queue() QueueState {
 // startNextLocked starts the next queued prompt when the session is idle,
 // not paused and not closed.
 func (s *Session) startNextLocked() {
-	if s.active != nil || s.paused || s.closed || s.stopping || len(s.queue) == 0 {
+	if s.active != nil || s.reverting || s.paused || s.closed || s.stopping || len(s.queue) == 0 {
 		return
 	}
 	entry := s.queue[0]

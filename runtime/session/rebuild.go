@@ -26,6 +26,7 @@ type rebuilt struct {
 	// the session kept those it was created with.
 	configured *SessionConfigured
 	live       liveState // usage totals, the last usage and the plan
+	marks      turnMarks
 	// seq is where the session resumes: the last record's seq or the
 	// last reservation, whichever is higher. reserved is the reservation.
 	seq, reserved uint64
@@ -61,6 +62,7 @@ func (r *rebuilt) apply(p Payload, names map[string]string) {
 	case TurnStarted:
 		r.running = e.TurnID
 		r.turns++
+		r.marks.started(e.TurnID, len(r.history))
 		if r.title == "" {
 			r.title = store.Title(e.Prompt)
 		}
@@ -78,6 +80,7 @@ func (r *rebuilt) apply(p Payload, names map[string]string) {
 	case ContextCompacted:
 		n := min(e.RemovedMessages, len(r.history))
 		r.history = append([]provider.Message(nil), r.history[n:]...)
+		r.marks.dropped(n)
 	case QueueEnqueued:
 		r.queue = append(r.queue, e.Entry)
 		if n, ok := queueNumber(e.Entry.QueueID); ok {
@@ -111,8 +114,14 @@ func (r *rebuilt) apply(p Payload, names map[string]string) {
 	case SessionPaused:
 		r.paused = e.Paused
 	case SessionCleared:
+		r.marks.dropped(len(r.history))
 		r.history, r.queue, r.live.plan = nil, nil, nil
 		r.approved = map[string]bool{}
+	case TurnReverted:
+		if _, keep, ok := r.marks.from(e.TurnID); ok && keep < len(r.history) {
+			r.history = append([]provider.Message(nil), r.history[:keep]...)
+		}
+		r.marks.revert(e.TurnIDs)
 	case SessionRenamed:
 		r.title = e.Title
 	case SessionUsage:

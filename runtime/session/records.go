@@ -105,6 +105,8 @@ var recordKinds, recordDecoders = func() (map[reflect.Type]recordKind, map[strin
 	add(kindFor[SessionConfigured]("session.configured", true, true))
 	add(kindFor[PlanUpdated]("plan.updated", false, false))
 	add(kindFor[SessionUsage]("session.usage", false, false))
+	add(kindFor[TurnChanges]("turn.changes", false, false))
+	add(kindFor[TurnReverted]("turn.reverted", true, false))
 	return byType, byName
 }()
 

@@ -61,6 +61,9 @@ type Session struct {
 	disk            disk             // where the session is stored; zero: memory only
 	files           tools.FileAccess // see SetFileAccess; nil: the disk
 	skills          []prompt.Skill   // listed in system; set once by build
+	marks           turnMarks        // where turns begin in history; which were reverted
+	reverting       bool             // a revert is restoring files: no turn starts
+	ckpt            checkpoints      // undo: has its own lock
 }
 
 // ID returns the session's id.
@@ -311,6 +314,7 @@ func (s *Session) Clear() error {
 	if s.active != nil {
 		return errorf(CodeTurnActive, "a turn is running in session %s; cancel it before clearing", s.id)
 	}
+	s.marks.dropped(len(s.history))
 	s.history = nil
 	s.queue = nil
 	s.queueBytes = 0

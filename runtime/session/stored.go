@@ -121,7 +121,7 @@ func (m *Manager) restore(log *store.Log, loaded store.Loaded) (*Session, error)
 	defer s.mu.Unlock()
 	s.history, s.queue, s.queueBytes, s.nextQueue = r.history, r.queue, r.queueBytes(), r.nextQueue
 	s.paused, s.sessionApproved, s.seq, s.turnCount = r.paused, r.approved, r.seq, r.turns
-	s.title, s.live = r.title, r.live
+	s.title, s.live, s.marks = r.title, r.live, r.marks
 	if s.title == "" {
 		s.title = loaded.Meta.Title
 	}
@@ -246,7 +246,7 @@ func (m *Manager) Delete(id string) error {
 	if err := m.opts.Store.Delete(id); err != nil {
 		return storeError(id, err)
 	}
-	return nil
+	return m.dropCheckpoints(id)
 }
 
 // Fork stores a new session whose history is session id's up to the end
@@ -304,7 +304,7 @@ func (m *Manager) Fork(id, turnID string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("fork session %s: %w", id, err)
 	}
-	return fork.ID, nil
+	return fork.ID, m.copyCheckpoints(id, fork.ID)
 }
 
 // forkPoint is the seq of the record that ended turn turnID (the last

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"scv/runtime/checkpoint"
 	"scv/runtime/provider"
 	"scv/runtime/store"
 	"scv/runtime/tools"
@@ -27,7 +28,9 @@ type turn struct {
 	steers      steers // guarded by the session's mutex
 	// files is the file access of the window whose prompt started the
 	// turn (nil: the session's, see SetFileAccess).
-	files tools.FileAccess
+	files      tools.FileAccess
+	ckpt       *checkpoint.Turn // taken before the turn's first change
+	ckptFailed bool             // no checkpoint could be taken: do not retry each call
 }
 
 // TurnStart is the answer to scv/turn/start: a started turn or a queued entry.
@@ -63,7 +66,7 @@ func (s *Session) StartTurnWithFiles(prompt string, ctxItems []ContextItem, subm
 	if s.stopping {
 		return TurnStart{}, errorf(CodeUnsupported, "the scv daemon is shutting down; the prompt was not started")
 	}
-	if s.active != nil {
+	if s.active != nil || s.reverting {
 		entry, position, err := s.enqueueLocked(prompt, attachments, submitter, files)
 		if err != nil {
 			return TurnStart{}, err
@@ -101,6 +104,7 @@ func (s *Session) launchLocked(t *turn) {
 	s.idleSince = time.Time{}
 	// The prompt joins the history now, so turn.started's record stores it.
 	s.addHistoryLocked(provider.Message{Role: provider.RoleUser, Content: t.attachments.text + t.prompt})
+	s.marks.started(t.id, len(s.history))
 	s.turnCount++
 	if s.title == "" {
 		s.title = store.Title(t.prompt)
@@ -110,7 +114,9 @@ func (s *Session) launchLocked(t *turn) {
 	go func() {
 		defer s.turns.Done()
 		defer s.logPanic(t)
-		s.endTurn(t, s.runTurnGuarded(t))
+		o := s.runTurnGuarded(t)
+		s.checkpointAfter(t)
+		s.endTurn(t, o)
 	}()
 }
 

@@ -29,6 +29,8 @@ M.request = {
   session_configure = "scv/session/configure",
   model_list = "scv/model/list",
   skill_list = "scv/skill/list",
+  turn_changes = "scv/turn/changes",
+  turn_revert = "scv/turn/revert",
 }
 
 -- Every notification the server may send; the client registers a handler for
@@ -66,6 +68,8 @@ M.notifications = {
   "scv/session/gap",
   "scv/turn/steered",
   "scv/session/configured",
+  "scv/turn/changes",
+  "scv/turn/reverted",
 }
 
 -- scv/session/attach's `replay` value that asks for the whole transcript

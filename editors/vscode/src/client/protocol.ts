@@ -27,6 +27,8 @@ export const Methods = {
   sessionConfigure: "scv/session/configure",
   modelList: "scv/model/list",
   skillList: "scv/skill/list",
+  turnChanges: "scv/turn/changes",
+  turnRevert: "scv/turn/revert",
 } as const;
 
 export const Notifications = {
@@ -62,6 +64,8 @@ export const Notifications = {
   sessionGap: "scv/session/gap",
   turnSteered: "scv/turn/steered",
   sessionConfigured: "scv/session/configured",
+  turnChanges: "scv/turn/changes",
+  turnReverted: "scv/turn/reverted",
 } as const;
 
 export type NotificationMethod = (typeof Notifications)[keyof typeof Notifications];

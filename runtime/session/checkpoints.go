@@ -1,0 +1,227 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+
+	"scv/runtime/checkpoint"
+	"scv/runtime/config"
+	"scv/runtime/tools"
+)
+
+// checkpoints is a session's undo state beside its turns. mu guards the
+// repository handle and the flags; git runs outside the session's lock.
+type checkpoints struct {
+	root *checkpoint.Root // nil: checkpoints are off (config, or no $SCV_HOME)
+	// revertHook, when set, runs after each file a revert writes (tests
+	// stop there to play a crash).
+	revertHook func(path string)
+
+	mu       sync.Mutex
+	repo     *checkpoint.Repo
+	tooLarge bool  // whole snapshots stopped: only file tools' paths are kept
+	pending  int64 // bytes of the first snapshot, not accounted yet
+	told     bool  // the too-large notice went out
+}
+
+// tooLargeNotice is said once per session when checkpoints stop covering
+// shell commands.
+const tooLargeNotice = "the workspace is larger than checkpoints.max_bytes (%d bytes), so changes made by shell commands in this session cannot be undone; write_file and edit_file changes still can"
+
+// repoFor opens the session's repository; create false returns nil when
+// the session has none yet.
+func (s *Session) checkpointRepo(ctx context.Context, create bool) (*checkpoint.Repo, error) {
+	c := &s.ckpt
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.repo != nil || c.root == nil {
+		return c.repo, nil
+	}
+	if !create && !c.root.Exists(s.id) {
+		return nil, nil
+	}
+	repo, err := c.root.Open(ctx, s.id, s.cwd)
+	if err != nil {
+		return nil, err
+	}
+	if repo.Fresh() {
+		n, err := repo.PendingBytes(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.tooLarge = n > c.root.MaxBytes()
+		if !c.tooLarge {
+			c.pending = n
+		}
+	}
+	c.repo = repo
+	return repo, nil
+}
+
+// checkpointBefore runs before a tool that may change the workspace: the
+// turn's first such call takes its checkpoint, and a file tool's target
+// joins it. A failure is logged; the turn goes on without undo.
+func (s *Session) checkpointBefore(t *turn, tool tools.Tool, args json.RawMessage) {
+	risk := tool.Risk()
+	if s.ckpt.root == nil || t.ckptFailed || (risk != tools.RiskWrite && risk != tools.RiskExec) {
+		return
+	}
+	ctx := context.WithoutCancel(t.ctx)
+	if t.ckpt == nil {
+		repo, err := s.checkpointRepo(ctx, true)
+		if err == nil {
+			s.ckpt.mu.Lock()
+			whole := !s.ckpt.tooLarge
+			s.ckpt.mu.Unlock()
+			t.ckpt, err = repo.Begin(ctx, t.id, whole)
+		}
+		if err != nil {
+			t.ckptFailed = true
+			s.logger().Warn("no checkpoint for this turn", "session", s.id, "turn", t.id, "err", err)
+			return
+		}
+	}
+	if risk != tools.RiskWrite {
+		return
+	}
+	var a struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.Path == "" {
+		return
+	}
+	abs, err := s.workspace.Resolve(a.Path)
+	if err != nil {
+		return // the tool refuses it too
+	}
+	if err := t.ckpt.Touch(ctx, s.workspace.Rel(abs)); err != nil {
+		s.logger().Warn("a file was left out of the turn's checkpoint", "session", s.id, "turn", t.id, "err", err)
+	}
+}
+
+// checkpointAfter ends the turn's checkpoint and announces what changed.
+// It runs on the turn's goroutine before the turn's terminal event.
+func (s *Session) checkpointAfter(t *turn) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.logger().Error("recovered from a panic ending a turn's checkpoint", "session", s.id, "turn", t.id,
+				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		}
+	}()
+	if t.ckpt == nil {
+		return
+	}
+	ctx := context.WithoutCancel(t.ctx)
+	changes, err := t.ckpt.Finish(ctx)
+	if err != nil {
+		s.logger().Warn("the turn's checkpoint could not be finished", "session", s.id, "turn", t.id, "err", err)
+		return
+	}
+	ev := TurnChanges{TurnID: t.id, Files: make([]FileStat, 0, len(changes))}
+	for _, c := range changes {
+		ev.Files = append(ev.Files, FileStat{Path: c.Path, Added: c.Added, Removed: c.Removed, Binary: c.Binary})
+	}
+	ev.Notice = s.accountCheckpoints(t.ckpt.Whole(), s.changedBytes(changes))
+	if len(ev.Files) > 0 || ev.Notice != "" {
+		_ = s.emitTurn(ev)
+	}
+}
+
+// changedBytes is what a turn's changes add to its checkpoints, at most:
+// the changed files' sizes now.
+func (s *Session) changedBytes(changes []checkpoint.Change) int64 {
+	var n int64
+	for _, c := range changes {
+		if info, err := os.Lstat(filepath.Join(s.cwd, c.Path)); err == nil {
+			n += info.Size()
+		}
+	}
+	return n
+}
+
+// accountCheckpoints bounds the checkpoints' space; it returns the notice
+// when this session's whole snapshots just stopped.
+func (s *Session) accountCheckpoints(whole bool, added int64) string {
+	c := &s.ckpt
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	added, c.pending = added+c.pending, 0
+	over, err := c.root.Account(c.repo, added)
+	if err != nil {
+		s.logger().Warn("checkpoint space could not be accounted", "session", s.id, "err", err)
+	}
+	if over || (!whole && c.tooLarge) {
+		c.tooLarge = true
+		if !c.told {
+			c.told = true
+			return fmt.Sprintf(tooLargeNotice, c.root.MaxBytes())
+		}
+	}
+	return ""
+}
+
+// TurnChanges returns what turn turnID changed, a diff per file; with
+// path only that file, with its texts before and after.
+func (s *Session) TurnChanges(turnID, path string) (TurnChangesResult, error) {
+	repo, err := s.checkpointRepo(s.ctx, false)
+	if err != nil {
+		return TurnChangesResult{}, fmt.Errorf("open checkpoints: %w", err)
+	}
+	if repo == nil {
+		return TurnChangesResult{}, errorf(CodeTurnNotFound, "session %s has no checkpoints: no turn changed files", s.id)
+	}
+	files, ok, err := repo.TurnChanges(s.ctx, turnID, path)
+	if err != nil {
+		return TurnChangesResult{}, fmt.Errorf("changes of turn %s: %w", turnID, err)
+	}
+	if !ok {
+		return TurnChangesResult{}, errorf(CodeTurnNotFound, "turn %s changed no files in session %s (or its checkpoints were dropped)", turnID, s.id)
+	}
+	res := TurnChangesResult{Files: make([]FileChange, 0, len(files))}
+	for _, f := range files {
+		res.Files = append(res.Files, FileChange{Path: f.Path, Diff: f.Diff, Binary: f.Binary, Before: f.Before, After: f.After})
+	}
+	if path != "" && len(res.Files) == 0 {
+		return res, errorf(CodeInvalidParams, "turn %s did not change %s", turnID, path)
+	}
+	return res, nil
+}
+
+// checkpointRoot is where a session built with cfg keeps its checkpoints,
+// and their bound; nil and 0 when they are off or there is no $SCV_HOME
+// to keep them in.
+func (m *Manager) checkpointRoot(cfg config.Config) (*checkpoint.Root, int) {
+	if !cfg.Checkpoints.Enabled || m.opts.Home == "" {
+		return nil, 0
+	}
+	return checkpoint.NewRoot(config.CheckpointsDir(m.opts.Home), int64(cfg.Checkpoints.MaxBytes)), cfg.Checkpoints.MaxBytes
+}
+
+// copyCheckpoints gives a fork the checkpoints of the session it came
+// from, so each can be reverted on its own.
+func (m *Manager) copyCheckpoints(from, to string) error {
+	if m.opts.Home == "" {
+		return nil
+	}
+	root := checkpoint.NewRoot(config.CheckpointsDir(m.opts.Home), 0)
+	if err := root.Copy(from, to); err != nil {
+		return fmt.Errorf("fork the checkpoints of session %s: %w", from, err)
+	}
+	return nil
+}
+
+// dropCheckpoints removes a deleted session's checkpoints.
+func (m *Manager) dropCheckpoints(id string) error {
+	if m.opts.Home == "" {
+		return nil
+	}
+	if err := checkpoint.NewRoot(config.CheckpointsDir(m.opts.Home), 0).Remove(id); err != nil {
+		return fmt.Errorf("remove the checkpoints of session %s: %w", id, err)
+	}
+	return nil
+}
