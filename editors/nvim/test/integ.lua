@@ -140,6 +140,36 @@ function M.drain(t)
   end, "scheduled callbacks")
 end
 
+--- Run :checkhealth scv and return its report in one form whatever the
+--- Neovim: 0.7 writes "- OK: text" and "- INFO: text", 0.10+ "- OK text" and
+--- a bare "- text" for info. Each item becomes "LEVEL: text" on its own line.
+function M.health_report()
+  vim.cmd("checkhealth scv")
+  local out = {}
+  for _, line in ipairs(vim.api.nvim_buf_get_lines(0, 0, -1, false)) do
+    local item = line:match("^%s*%- (.*)$")
+    if item then
+      local level, rest = item:match("^(%u+):? (.*)$")
+      if level ~= "OK" and level ~= "INFO" and level ~= "WARNING" and level ~= "ERROR" then
+        level, rest = "INFO", item
+      end
+      out[#out + 1] = level .. ": " .. rest
+    else
+      out[#out + 1] = line
+    end
+  end
+  return table.concat(out, "\n")
+end
+
+--- The LSP clients attached to a buffer (get_clients from 0.10; the older
+--- call is deprecated there).
+function M.buf_clients(buf)
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients({ bufnr = buf })
+  end
+  return vim.lsp.buf_get_clients(buf)
+end
+
 --- A direct request through the plugin's connection (as another client or
 --- the test itself would send it); waits for the answer.
 function M.request(t, ctl, method, params)

@@ -147,7 +147,7 @@ t.test("a range sends the selected lines with their file URI as context", functi
   t.eq(vim.uri_from_fname(it.workspace .. "/code.txt"), c.uri)
   t.eq({ start = { line = 1, character = 0 }, ["end"] = { line = 2, character = 5 } }, c.range)
   t.eq("two\nthree", c.text)
-  t.eq(nil, next(vim.lsp.buf_get_clients(0)), "the file buffer has no scv client attached")
+  t.eq(nil, next(it.buf_clients(0)), "the file buffer has no scv client attached")
   vim.cmd("close")
   vim.api.nvim_set_current_win(transcript_win)
 end)

@@ -8,3 +8,7 @@ vim.opt.swapfile = false
 vim.opt.shadafile = "NONE"
 vim.opt.more = false
 vim.g.scv_test_root = root
+-- 0.10+ ships netrw as a package; with no packpath its plugin stub fails
+-- to load it (E919). The tests never browse directories.
+vim.g.loaded_netrw = 1
+vim.g.loaded_netrwPlugin = 1
