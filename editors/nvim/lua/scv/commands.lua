@@ -84,6 +84,46 @@ M.subcommands = {
       ctl:prompt(rest, context)
     end,
   },
+  steer = {
+    desc = "add a message to the running turn (reaches the model at its next step)",
+    run = function(ctl, rest)
+      ctl:steer(rest)
+    end,
+  },
+  model = {
+    desc = "switch the session's model (picked from the server's list)",
+    run = function(ctl, rest)
+      ctl:pick_model(vim.trim(rest or ""))
+    end,
+    complete = function(ctl)
+      local ids = {}
+      for _, m in ipairs(ctl and ctl.last_models or {}) do
+        ids[#ids + 1] = m.id
+      end
+      return ids
+    end,
+  },
+  policy = {
+    desc = "switch the session's approval policy",
+    run = function(ctl, rest)
+      ctl:pick_policy(vim.trim(rest or ""))
+    end,
+    complete = function()
+      return vim.deepcopy(require("scv.protocol").approval_policies)
+    end,
+  },
+  diff = {
+    desc = "open a file a turn changed as a diff (the one under the cursor in the transcript)",
+    run = function(ctl, rest)
+      ctl:diff(vim.trim(rest or ""))
+    end,
+  },
+  undo = {
+    desc = "revert the turn under the cursor and every later one, after confirmation",
+    run = function(ctl)
+      ctl:undo()
+    end,
+  },
   cancel = {
     desc = "cancel the running turn",
     run = function(ctl)

@@ -35,38 +35,49 @@ return function(Controller)
       if self.opts.transcript.open then
         view:show(self.opts.transcript.open)
       end
-      local params = { sessionId = st.session_id, prompt = text, context = context }
-      self:request(protocol.request.turn_start, params, function(rerr, result)
-        if rerr then
-          self:notify("scv: prompt not sent: " .. protocol.error_text(rerr), levels.ERROR)
-          done(false)
-          return
-        end
-        if result.status == "queued" then
-          local entry = result.entry or {}
-          if entry.queueId then
-            st.queued_prompts[entry.queueId] = text
-          end
-          self:notify(
-            string.format("scv: a turn is running; prompt queued at position %d", (tonumber(result.position) or 0) + 1),
-            levels.INFO
-          )
-        elseif result.turnId then
-          st:note_prompt(result.turnId, text)
-          view:schedule()
-        end
-        done(true)
-      end)
+      -- a turn runs: steer it or queue the prompt (controller_turns.lua)
+      self:_send_prompt(st, text, context, done)
     end)
   end
 
-  local function with_session(self, what, fn)
+  --- scv/turn/start: starts a turn, or queues the prompt when one runs.
+  function Controller:_start_turn(st, text, context, done)
+    local view = self.views[st.session_id]
+    local params = { sessionId = st.session_id, prompt = text, context = context }
+    self:request(protocol.request.turn_start, params, function(rerr, result)
+      if rerr then
+        self:notify("scv: prompt not sent: " .. protocol.error_text(rerr), levels.ERROR)
+        done(false)
+        return
+      end
+      if result.status == "queued" then
+        local entry = result.entry or {}
+        if entry.queueId then
+          st.queued_prompts[entry.queueId] = text
+        end
+        self:notify(
+          string.format("scv: a turn is running; prompt queued at position %d", (tonumber(result.position) or 0) + 1),
+          levels.INFO
+        )
+      elseif result.turnId then
+        st:note_prompt(result.turnId, text)
+        view:schedule()
+      end
+      done(true)
+    end)
+  end
+
+  --- fn(state) when a session is current and its server runs; else say so.
+  function Controller:with_session(what, fn)
     local st = self.state
     if st == nil or st.closed or not (self.client and self.client:is_running()) then
       self:notify("scv: no session to " .. what .. " (start one with :Scv prompt)", levels.WARN)
       return
     end
     fn(st)
+  end
+  local function with_session(self, what, fn)
+    self:with_session(what, fn)
   end
 
   function Controller:cancel()
@@ -299,7 +310,23 @@ return function(Controller)
         s.paused and ", paused" or ""
       )
       lines[#lines + 1] = string.format("queue: %d, pending approvals: %d", s.queued, #st.approvals)
+      lines[#lines + 1] = string.format(
+        "model: %s, approval policy: %s",
+        tostring(st.model or "(server default)"),
+        tostring(st.approval_policy or "(server default)")
+      )
       lines[#lines + 1] = string.format("tokens used: %d input, %d output", st.usage.input, st.usage.output)
+      if s.context_percent then
+        lines[#lines + 1] = string.format("context: %d%% of %d tokens", s.context_percent, st.usage.context_max or st.context_max_tokens)
+      end
+      if st.plan then
+        lines[#lines + 1] = "plan:"
+        for _, l in ipairs(require("scv.transcript").plan_lines(st.plan.steps)) do
+          if l ~= "" and not l:match("^#") then
+            lines[#lines + 1] = "  " .. l
+          end
+        end
+      end
       local mcp = st:mcp_lines()
       lines[#lines + 1] = #mcp == 0 and "MCP servers: none" or "MCP servers:"
       for _, l in ipairs(mcp) do

@@ -18,6 +18,11 @@ M.request = {
   session_fork = "scv/session/fork",
   turn_start = "scv/turn/start",
   turn_cancel = "scv/turn/cancel",
+  turn_steer = "scv/turn/steer",
+  turn_changes = "scv/turn/changes",
+  turn_revert = "scv/turn/revert",
+  session_configure = "scv/session/configure",
+  model_list = "scv/model/list",
   queue_list = "scv/queue/list",
   queue_update = "scv/queue/update",
   queue_move = "scv/queue/move",
@@ -33,6 +38,14 @@ M.notifications = {
   "scv/turn/started",
   "scv/assistant/delta",
   "scv/assistant/completed",
+  "scv/assistant/reasoning",
+  "scv/turn/steered",
+  "scv/turn/changes",
+  "scv/turn/reverted",
+  "scv/tool/output",
+  "scv/plan/updated",
+  "scv/session/configured",
+  "scv/session/usage",
   "scv/tool/proposed",
   "scv/tool/started",
   "scv/tool/completed",
@@ -66,6 +79,8 @@ M.REPLAY_FULL = "full"
 M.INTERRUPTED = "interrupted"
 
 M.decisions = { "approve", "deny", "approve-session" }
+-- scv/plan/updated step statuses
+M.plan_statuses = { "pending", "in_progress", "completed" }
 M.approval_policies = { "never", "on-risk", "always", "auto" }
 M.daemon_modes = { "auto", "never", "required" }
 

@@ -69,6 +69,9 @@ function State:apply_snapshot(snap, opts)
   opts = opts or {}
   self.cwd = snap.cwd or self.cwd
   self.model = snap.model or self.model
+  if not protocol.is_null(snap.approvalPolicy) then
+    self.approval_policy = snap.approvalPolicy
+  end
   self.limits = snap.limits or self.limits
   self.context_max_tokens = snap.contextMaxTokens or self.context_max_tokens
   if not protocol.is_null(snap.title) and snap.title ~= "" then
@@ -111,6 +114,17 @@ function State:set_queue(entries, paused)
   self:_remember_entries(entries)
   if paused ~= nil then
     self.paused = paused == true
+  end
+end
+
+--- The model and approval policy in force (scv/session/configured or the
+--- reply of scv/session/configure); nil leaves a value as it is.
+function State:set_configuration(model, policy)
+  if type(model) == "string" and model ~= "" then
+    self.model = model
+  end
+  if type(policy) == "string" and policy ~= "" then
+    self.approval_policy = policy
   end
 end
 
@@ -236,7 +250,26 @@ function State:status()
   elseif #self.approvals > 0 then
     state = "approval"
   end
-  return { state = state, queued = #self.queue, paused = self.paused }
+  local u = self.usage
+  local max = u.context_max or self.context_max_tokens
+  return {
+    state = state,
+    queued = #self.queue,
+    paused = self.paused,
+    -- nil until the server said (scv/session/usage)
+    context_percent = (u.context and max and max > 0) and math.floor(u.context * 100 / max + 0.5) or nil,
+    tokens = u.from_server and (u.input + u.output) or nil,
+  }
+end
+
+--- 950, 12.3k, 1.2M: a token count short enough for a statusline.
+function M.short_count(n)
+  if n < 1000 then
+    return tostring(n)
+  elseif n < 1000000 then
+    return (string.format("%.1fk", n / 1000):gsub("%.0k$", "k"))
+  end
+  return (string.format("%.1fM", n / 1000000):gsub("%.0M$", "M"))
 end
 
 --- The pending approval with this id, if any.
@@ -261,6 +294,12 @@ M.format_status = function(st)
   end
   if st.queued > 0 then
     s = string.format("%s · %d queued", s, st.queued)
+  end
+  if st.context_percent then
+    s = string.format("%s · ctx %d%%", s, st.context_percent)
+  end
+  if st.tokens then
+    s = string.format("%s · %s tok", s, M.short_count(st.tokens))
   end
   return s
 end

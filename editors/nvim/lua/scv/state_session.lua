@@ -1,10 +1,38 @@
 -- Handlers of session-wide events: pause, clear, restore, rename, close,
--- MCP status, compaction. Registered into state.lua's table; each is
+-- MCP status, compaction, model and policy changes, token usage. Registered into state.lua's table; each is
 -- handler(state, params, effects, live, draw).
 local protocol = require("scv.protocol")
 local restored_text = require("scv.restored").text
 
 return function(handlers)
+  handlers["scv/session/configured"] = function(self, p, fx, live, draw)
+    if live then
+      self:set_configuration(p.model, p.approvalPolicy)
+      fx[#fx + 1] = { kind = "run" }
+    end
+    if draw then
+      self.transcript:set_model(p.model)
+      self.transcript:notice(
+        string.format("model %s · approval policy %s", tostring(p.model), tostring(p.approvalPolicy))
+      )
+    end
+  end
+
+  -- inputTokens/outputTokens are the session's totals, contextTokens the
+  -- last model call's prompt; replayed too, so the last one drawn counts
+  handlers["scv/session/usage"] = function(self, p, fx, _, draw)
+    if draw then
+      self.usage = {
+        from_server = true,
+        input = tonumber(p.inputTokens) or 0,
+        output = tonumber(p.outputTokens) or 0,
+        context = tonumber(p.contextTokens),
+        context_max = tonumber(p.contextMaxTokens),
+      }
+      fx[#fx + 1] = { kind = "run" }
+    end
+  end
+
   handlers["scv/session/paused"] = function(self, p, fx, live)
     if live then
       self.paused = p.paused == true

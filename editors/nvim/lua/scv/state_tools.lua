@@ -1,4 +1,4 @@
--- Handlers of tool calls and their approvals. Registered into state.lua's
+-- Handlers of tool calls, their live output and approvals, and the plan. Registered into state.lua's
 -- table; each is handler(state, params, effects, live, draw).
 return function(handlers, util)
   handlers["scv/tool/proposed"] = function(self, p, _, _, draw)
@@ -22,6 +22,21 @@ return function(handlers, util)
         output = type(p.output) == "string" and p.output or "",
         truncated = p.truncated == true,
       })
+    end
+  end
+
+  handlers["scv/tool/output"] = function(self, p, _, _, draw)
+    if draw then
+      self.transcript:tool_output(p.turnId, p.callId, p.chunk)
+    end
+  end
+
+  handlers["scv/plan/updated"] = function(self, p, _, live, draw)
+    if live then
+      self.plan = { turn_id = p.turnId, steps = p.steps or {} }
+    end
+    if draw then
+      self.transcript:plan(p.turnId, p.steps or {})
     end
   end
 

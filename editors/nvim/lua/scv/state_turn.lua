@@ -1,5 +1,5 @@
 -- Handlers of a turn's life and its assistant text: started, deltas,
--- completed / cancelled / failed. Registered into state.lua's table; each is
+-- thinking, steering, completed / cancelled / failed, changed files, revert. Registered into state.lua's table; each is
 -- handler(state, params, effects, live, draw) (see State:apply).
 local protocol = require("scv.protocol")
 local session_rows = require("scv.session_rows")
@@ -36,6 +36,32 @@ return function(handlers, util)
     end
   end
 
+  handlers["scv/assistant/reasoning"] = function(self, p, _, _, draw)
+    if draw then
+      self.transcript:reasoning(p.turnId, p.content)
+    end
+  end
+
+  handlers["scv/turn/steered"] = function(self, p, _, _, draw)
+    if draw then
+      self.transcript:steered(p.turnId, p.prompt)
+    end
+  end
+
+  handlers["scv/turn/changes"] = function(self, p, _, _, draw)
+    if draw and type(p.files) == "table" then
+      self.transcript:changes(p.turnId, p.files)
+    end
+  end
+
+  handlers["scv/turn/reverted"] = function(self, p, _, _, draw)
+    if draw then
+      local ids = type(p.turnIds) == "table" and p.turnIds or { p.turnId }
+      self.transcript:reverted(ids)
+      self.transcript:notice(string.format("reverted %d turn%s", #ids, #ids == 1 and "" or "s"))
+    end
+  end
+
   handlers["scv/assistant/completed"] = function(self, p, _, _, draw)
     if draw then
       self.transcript:completed(p.turnId, p.content)
@@ -49,8 +75,11 @@ return function(handlers, util)
     self:_end_turn(p.turnId, fx, live)
     local u = p.usage or {}
     if draw then
-      self.usage.input = self.usage.input + (tonumber(u.inputTokens) or 0)
-      self.usage.output = self.usage.output + (tonumber(u.outputTokens) or 0)
+      if not self.usage.from_server then
+        -- a server without scv/session/usage: add up the turns
+        self.usage.input = self.usage.input + (tonumber(u.inputTokens) or 0)
+        self.usage.output = self.usage.output + (tonumber(u.outputTokens) or 0)
+      end
       self.transcript:completed_if_open(p.turnId)
       self.transcript:notice(
         string.format(
