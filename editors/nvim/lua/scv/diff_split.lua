@@ -70,6 +70,9 @@ function M.close(handle)
   if handle == nil then
     return
   end
+  if vim.api.nvim_tabpage_is_valid(handle.tab) and #vim.api.nvim_list_tabpages() > 1 then
+    pcall(vim.cmd, "tabclose " .. vim.api.nvim_tabpage_get_number(handle.tab))
+  end
   for _, b in ipairs({ handle.left_buf, handle.right_buf }) do
     if b and vim.api.nvim_buf_is_valid(b) then
       pcall(vim.api.nvim_buf_delete, b, { force = true })
