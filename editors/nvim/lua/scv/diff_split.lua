@@ -14,15 +14,21 @@ local function split_text(text)
 end
 M.split_text = split_text
 
+-- The filetype of a path: 0.8+ returns it from match({filename}); 0.7's
+-- match(name, bufnr) sets it on a buffer instead, so ask with a scratch one.
 local function filetype_of(path)
-  if vim.filetype and vim.filetype.match then
-    -- 0.8+ takes a table; 0.7 takes (name, bufnr)
-    local ok, ft = pcall(vim.filetype.match, { filename = path })
-    if ok and type(ft) == "string" then
-      return ft
-    end
+  if not (vim.filetype and vim.filetype.match) then
+    return nil
   end
-  return nil
+  local ok, ft = pcall(vim.filetype.match, { filename = path })
+  if ok and type(ft) == "string" then
+    return ft
+  end
+  local probe = vim.api.nvim_create_buf(false, true)
+  ok = pcall(vim.filetype.match, path, probe)
+  ft = ok and vim.bo[probe].filetype or ""
+  vim.api.nvim_buf_delete(probe, { force = true })
+  return ft ~= "" and ft or nil
 end
 
 local function scratch(name, lines, ft)
