@@ -275,4 +275,15 @@ t.test(":Scv status, completion and a second setup()", function()
   t.ok(it.notified(seen, "setup() was already called"))
 end)
 
+t.test(":checkhealth vim.deprecated names no call from the plugin (0.10+)", function()
+  if vim.fn.has("nvim-0.10") == 0 then
+    io.stdout:write("  (this Neovim has no :checkhealth vim.deprecated)\n")
+    return
+  end
+  vim.cmd("checkhealth vim.deprecated")
+  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+  t.ok(not text:find("/lua/scv/", 1, true), "deprecated calls from the plugin:\n" .. text)
+  t.ok(not text:find("/test/", 1, true), "deprecated calls from the tests:\n" .. text)
+end)
+
 t.run()

@@ -183,7 +183,7 @@ t.test("live output shows under its tool call, bounded: 10 MB leave a small buff
   local line = string.rep("x", 99) .. "\n"
   local chunk = string.rep(line, 640) -- 64,000 bytes
   local seq, total = 3, 0
-  local started = vim.loop.hrtime()
+  local started = (vim.uv or vim.loop).hrtime()
   while total < 10 * 1024 * 1024 do
     seq = seq + 1
     note(ctl, seq, "tool/output", { turnId = "t1", callId = "c1", chunk = chunk })
@@ -195,7 +195,7 @@ t.test("live output shows under its tool call, bounded: 10 MB leave a small buff
   seq = seq + 1
   note(ctl, seq, "tool/output", { turnId = "t1", callId = "c1", chunk = "last line\n" })
   local text = fake.transcript(ctl)
-  io.stdout:write(string.format("  figures: %d bytes of live output in %d chunks applied and drawn in %.0f ms\n", total, seq - 3, (vim.loop.hrtime() - started) / 1e6))
+  io.stdout:write(string.format("  figures: %d bytes of live output in %d chunks applied and drawn in %.0f ms\n", total, seq - 3, ((vim.uv or vim.loop).hrtime() - started) / 1e6))
   local buf = ctl.views.o1.buf
   t.ok(vim.api.nvim_buf_line_count(buf) < transcript.LIVE_OUTPUT_MAX_LINES + 40, "the buffer holds the tail only")
   t.contains(text, "▸ shell [c1] — running\n│ command: go test ./...\n│ output so far:\n│   … ")
