@@ -27,15 +27,15 @@ function M.read_file(path)
 end
 
 --- Configure the replay provider with these script lines (tables, encoded
---- as JSON lines).
-function M.replay(lines)
+--- as JSON lines); extra is more TOML for the [provider] table and after.
+function M.replay(lines, extra)
   local out = {}
   for _, l in ipairs(lines) do
     out[#out + 1] = vim.json.encode(l)
   end
   local script = M.home .. "/script.jsonl"
   write_file(script, table.concat(out, "\n") .. "\n")
-  write_file(M.home .. "/config.toml", string.format('[provider]\nkind = "replay"\nreplay_script = %q\n', script))
+  write_file(M.home .. "/config.toml", string.format('[provider]\nkind = "replay"\nreplay_script = %q\n', script) .. (extra or ""))
 end
 
 --- require("scv").setup() pointed at the test binary, never a daemon.
@@ -47,6 +47,12 @@ function M.setup(extra)
   }, extra or {})
   require("scv").setup(opts)
   return require("scv").instance()
+end
+
+--- require("scv").status() without the usage part (" · ctx N% · N tok"),
+--- which servers with scv/session/usage append.
+function M.status()
+  return (require("scv").status():gsub(" · ctx %d+%%", ""):gsub(" · [%d.]+[kM]? tok$", ""))
 end
 
 --- Collect vim.notify messages (still forwarded, without raising errors).

@@ -98,7 +98,7 @@ t.test("a full turn streams into scv://<id>; the edit is approved through vim.ui
   t.wait(it.TIMEOUT_MS, function()
     return not vim.api.nvim_win_is_valid(prompts[1].float_win)
   end, "the diff float to close")
-  t.eq("idle", require("scv").status())
+  t.eq("idle", it.status())
 end)
 
 t.test("the builtin vim.ui.select (inputlist) takes the answer from typed keys", function()
@@ -214,7 +214,7 @@ t.test("re-attach restores the transcript, from this editor's state or from the 
   t.eq(7, count(buf, "Hello from replay"))
   t.contains(it.text(buf), "│ decision: deny")
   t.eq(7, count(buf, "▸ edit_file [c1]"), "one tool block per turn")
-  t.eq("idle", require("scv").status())
+  t.eq("idle", it.status())
 end)
 
 t.test(":Scv attach without an id picks from scv/session/list", function()
