@@ -18,11 +18,6 @@ M.request = {
   session_fork = "scv/session/fork",
   turn_start = "scv/turn/start",
   turn_cancel = "scv/turn/cancel",
-  turn_steer = "scv/turn/steer",
-  turn_changes = "scv/turn/changes",
-  turn_revert = "scv/turn/revert",
-  session_configure = "scv/session/configure",
-  model_list = "scv/model/list",
   queue_list = "scv/queue/list",
   queue_update = "scv/queue/update",
   queue_move = "scv/queue/move",
@@ -30,6 +25,11 @@ M.request = {
   approval_resolve = "scv/approval/resolve",
   daemon_status = "scv/daemon/status",
   mcp_list = "scv/mcp/list",
+  turn_changes = "scv/turn/changes",
+  turn_revert = "scv/turn/revert",
+  turn_steer = "scv/turn/steer",
+  session_configure = "scv/session/configure",
+  model_list = "scv/model/list",
 }
 
 -- Every notification the server may send; the client registers a handler for
@@ -39,12 +39,8 @@ M.notifications = {
   "scv/assistant/delta",
   "scv/assistant/completed",
   "scv/assistant/reasoning",
-  "scv/turn/steered",
-  "scv/turn/changes",
-  "scv/turn/reverted",
   "scv/tool/output",
   "scv/plan/updated",
-  "scv/session/configured",
   "scv/session/usage",
   "scv/tool/proposed",
   "scv/tool/started",
@@ -69,6 +65,10 @@ M.notifications = {
   "scv/mcp/status",
   "scv/session/lagged",
   "scv/session/gap",
+  "scv/turn/steered",
+  "scv/session/configured",
+  "scv/turn/changes",
+  "scv/turn/reverted",
 }
 
 -- scv/session/attach's `replay` value that asks for the whole transcript
