@@ -43,6 +43,7 @@ return function(handlers)
   handlers["scv/session/cleared"] = function(self, _, fx, live, draw)
     if live then
       self.queue = {}
+      self.plan = nil
       fx[#fx + 1] = { kind = "queue" }
     end
     if draw then
