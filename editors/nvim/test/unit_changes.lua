@@ -178,4 +178,17 @@ t.test(":Scv undo while a turn runs says to cancel first", function()
   t.ok(notified("a turn is running; cancel it"))
 end)
 
+t.test("gd and gu in the transcript are :Scv diff and :Scv undo at the cursor", function()
+  two_turns("k1")
+  vim.api.nvim_win_set_cursor(0, { line_of("- a.txt (+2 −2)"), 0 })
+  local n = #sent
+  vim.cmd("normal gd")
+  t.eq({ sessionId = "k1", turnId = "t2", path = "a.txt" }, wait_request("scv/turn/changes", n).params)
+  fake.stub_select(function()
+    return "Revert"
+  end)
+  vim.cmd("normal gu")
+  t.eq({ sessionId = "k1", turnId = "t2" }, wait_request("scv/turn/revert", n).params)
+end)
+
 t.run()

@@ -32,7 +32,7 @@ function M.defaults()
     prompt_while_running = "ask",
     keymaps = {
       -- buffer-local maps in the transcript buffer; false disables one
-      transcript = { cancel = "<C-c>", prompt = "i", queue = "gq", close = "q" },
+      transcript = { cancel = "<C-c>", prompt = "i", queue = "gq", close = "q", diff = "gd", undo = "gu" },
       -- buffer-local maps in the prompt input buffer
       prompt = { submit = "<C-s>" },
       -- global maps: lhs → sub-command, e.g. { ["<leader>ap"] = "prompt" }
@@ -62,7 +62,7 @@ local SHAPE = {
   prompt_while_running = "value",
   transcript = { open = "value", follow = "value" },
   keymaps = {
-    transcript = { cancel = "value", prompt = "value", queue = "value", close = "value" },
+    transcript = { cancel = "value", prompt = "value", queue = "value", close = "value", diff = "value", undo = "value" },
     prompt = { submit = "value" },
     global = "map",
   },

@@ -171,6 +171,12 @@ function Controller:_view_for(st)
         queue = function()
           self:open_queue()
         end,
+        diff = function()
+          self:diff()
+        end,
+        undo = function()
+          self:undo()
+        end,
         close = function()
           pcall(vim.cmd, "close")
         end,
