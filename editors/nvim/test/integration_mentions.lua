@@ -57,6 +57,15 @@ t.test("a lone @ opens a file picker; the pick replaces it and is attached", fun
   t.contains(it.text(buf), "## You\nsummarize @code.txt briefly\n_attached: code.txt_")
 end)
 
+t.test("a prompt of mentions only opens the prompt buffer with them; @path written there attaches too", function()
+  vim.cmd("Scv prompt @notes.md")
+  t.eq("scv://prompt", vim.api.nvim_buf_get_name(0))
+  vim.api.nvim_buf_set_lines(0, 0, -1, false, { "compare with @code.txt and @notes.md" })
+  vim.cmd("write")
+  local buf = wait_turns(4)
+  t.contains(it.text(buf), "## You\ncompare with @code.txt and @notes.md\n_attached: notes.md, code.txt_")
+end)
+
 t.test("@ completion: a bounded walk outside git, git ls-files (honouring .gitignore) inside", function()
   local function complete(lead)
     local line = "Scv prompt explain " .. lead
@@ -74,7 +83,7 @@ t.test("@ completion: a bounded walk outside git, git ls-files (honouring .gitig
 end)
 
 t.test("the transcript is a Markdown buffer, highlighted by tree-sitter where a parser exists", function()
-  local buf = wait_turns(3)
+  local buf = wait_turns(4)
   t.eq("markdown", vim.bo[buf].filetype)
   local lang = vim.treesitter and vim.treesitter.language
   local has_parser = false

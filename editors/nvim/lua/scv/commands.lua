@@ -65,7 +65,7 @@ function M.workspace_root(ctl)
 end
 
 -- @selection: the last Visual selection of the current buffer.
-local function last_selection()
+function M.last_selection()
   local vs, ve = vim.fn.getpos("'<"), vim.fn.getpos("'>")
   if vs[2] == 0 or ve[2] == 0 then
     return nil, "scv: @selection: this buffer has no Visual selection"
@@ -79,14 +79,14 @@ end
 --- a file. A prompt that is only mentions opens the prompt buffer with them.
 function M.prompt_with_mentions(ctl, text, context)
   local root = M.workspace_root(ctl)
-  local mentioned, bare, err = mentions.parse(text, root, last_selection)
+  local mentioned, bare, err = mentions.parse(text, root, M.last_selection)
   if err then
     ctl:notify(err, vim.log.levels.ERROR)
     return
   end
   vim.list_extend(context, mentioned)
   local function send(t)
-    local words_left = t:gsub("%f[%S]@%S+", ""):match("%S") ~= nil
+    local words_left = (" " .. t):gsub("%s@%S+", ""):match("%S") ~= nil
     ctl:prompt(words_left and t or "", #context > 0 and context or nil)
   end
   if not bare then
@@ -98,7 +98,7 @@ function M.prompt_with_mentions(ctl, text, context)
       ctl:notify("scv: nothing picked; the prompt was not sent", vim.log.levels.INFO)
       return
     end
-    local more, _, perr = mentions.parse(word, root, last_selection)
+    local more, _, perr = mentions.parse(word, root, M.last_selection)
     if perr then
       ctl:notify(perr, vim.log.levels.ERROR)
       return

@@ -20,7 +20,27 @@ return function(Controller)
         context = context,
         submit_key = self.opts.keymaps.prompt.submit,
         submit = function(t, c, d)
-          self:prompt(t, c, d)
+          -- @path mentions written in the buffer attach too
+          local ctx = vim.deepcopy(c or {})
+          local root = require("scv.commands").workspace_root(self)
+          local mentioned, _, err = require("scv.mentions").parse(t, root, function()
+            return nil, "scv: @selection works in :Scv prompt {text}; from the prompt buffer use :'<,'>Scv prompt"
+          end)
+          if err then
+            self:notify(err, levels.ERROR)
+            d(false)
+            return
+          end
+          local have = {}
+          for _, item in ipairs(ctx) do
+            have[item.uri] = true
+          end
+          for _, item in ipairs(mentioned) do
+            if not have[item.uri] then
+              ctx[#ctx + 1] = item
+            end
+          end
+          self:prompt(t, #ctx > 0 and ctx or nil, d)
         end,
       })
       return
