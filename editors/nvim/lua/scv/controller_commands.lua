@@ -96,12 +96,9 @@ return function(Controller)
     end
     fn(st)
   end
-  local function with_session(self, what, fn)
-    self:with_session(what, fn)
-  end
 
   function Controller:cancel()
-    with_session(self, "cancel", function(st)
+    self:with_session("cancel", function(st)
       if st.turn_id == nil then
         self:notify("scv: no turn is running", levels.INFO)
         return
@@ -115,7 +112,7 @@ return function(Controller)
   end
 
   function Controller:pause(paused)
-    with_session(self, paused and "pause" or "resume", function(st)
+    self:with_session(paused and "pause" or "resume", function(st)
       self:request(protocol.request.session_pause, { sessionId = st.session_id, paused = paused }, function(err, result)
         if err then
           self:notify("scv: pause failed: " .. protocol.error_text(err), levels.ERROR)
@@ -133,7 +130,7 @@ return function(Controller)
   end
 
   function Controller:clear()
-    with_session(self, "clear", function(st)
+    self:with_session("clear", function(st)
       self:request(protocol.request.session_clear, { sessionId = st.session_id }, function(err)
         if err == nil then
           return
@@ -159,14 +156,14 @@ return function(Controller)
 
   --- Show the transcript of the current session.
   function Controller:open()
-    with_session(self, "show", function(st)
+    self:with_session("show", function(st)
       self.views[st.session_id]:show(self.opts.transcript.open or "vsplit")
     end)
   end
 
   --- Ask again for approvals the user dismissed.
   function Controller:approve()
-    with_session(self, "approve", function(st)
+    self:with_session("approve", function(st)
       if #st.approvals == 0 then
         self:notify("scv: no approval is pending", levels.INFO)
         return
