@@ -38,11 +38,14 @@ function M.replay(lines, extra)
   write_file(M.home .. "/config.toml", string.format('[provider]\nkind = "replay"\nreplay_script = %q\n', script) .. (extra or ""))
 end
 
---- require("scv").setup() pointed at the test binary, never a daemon.
+--- require("scv").setup() pointed at the test binary, never a daemon. A
+--- prompt sent while a turn runs is queued without asking unless a test
+--- asks for "ask" (the builtin picker would block a test that raced a turn).
 function M.setup(extra)
   local opts = vim.tbl_deep_extend("force", {
     cmd = { M.bin, "lsp" },
     daemon = "never",
+    prompt_while_running = "queue",
     transcript = { open = "current" },
   }, extra or {})
   require("scv").setup(opts)

@@ -25,7 +25,7 @@ it.replay(script)
 local notes = it.workspace .. "/notes.md"
 it.write_file(notes, "a\n")
 local seen = it.capture_notify()
-local ctl = it.setup()
+local ctl = it.setup({ prompt_while_running = "ask" })
 
 -- answers by kind; an approval of `shell` is held while hold_shell is set
 local hold_shell, held = false, nil

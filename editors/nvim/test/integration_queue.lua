@@ -14,9 +14,7 @@ it.replay({
   { stop = true },
 })
 local seen = it.capture_notify()
--- this file is about the queue: a prompt sent while a turn runs is queued
--- without asking (integration_live asks steer-or-queue)
-local ctl = it.setup({ prompt_while_running = "queue" })
+local ctl = it.setup()
 
 local function prompts_of(list)
   return vim.tbl_map(function(e)
