@@ -9,6 +9,29 @@ local M = {}
 
 local tests = {}
 
+-- Every vim.deprecate call made from the plugin's own code (a frame in
+-- lua/scv/) is recorded here; a test during which one happened fails, so the
+-- plugin uses no API the running Neovim reports as deprecated.
+M.deprecated = {}
+local real_deprecate = vim.deprecate
+vim.deprecate = function(name, alternative, ...)
+  for level = 2, 40 do
+    local info = debug.getinfo(level, "Sl")
+    if info == nil then
+      break
+    end
+    if info.source:find("/lua/scv/", 1, true) then
+      M.deprecated[#M.deprecated + 1] =
+        string.format("%s (use %s) at %s:%d", tostring(name), tostring(alternative), info.short_src, info.currentline)
+      break
+    end
+  end
+  -- 0.7 has no vim.deprecate of its own (nothing to report there)
+  if real_deprecate then
+    return real_deprecate(name, alternative, ...)
+  end
+end
+
 function M.test(name, fn)
   tests[#tests + 1] = { name = name, fn = fn }
 end
@@ -56,7 +79,11 @@ function M.run()
   local filter = os.getenv("SCV_TEST_FILTER")
   for _, t in ipairs(tests) do
     if filter == nil or filter == "" or t.name:find(filter, 1, true) then
+      M.deprecated = {}
       local ok, err = xpcall(t.fn, debug.traceback)
+      if ok and #M.deprecated > 0 then
+        ok, err = false, "the plugin called deprecated APIs:\n  " .. table.concat(M.deprecated, "\n  ")
+      end
       if ok then
         passed = passed + 1
         write("ok   " .. t.name)
@@ -68,6 +95,11 @@ function M.run()
         pcall(M.after_each)
       end
     end
+  end
+  if #M.deprecated > 0 then
+    -- a callback that ran after the last test
+    failed = failed + 1
+    write("FAIL the plugin called deprecated APIs after the last test:\n  " .. table.concat(M.deprecated, "\n  "))
   end
   write(string.format("%d passed, %d failed", passed, failed))
   if failed > 0 or passed == 0 then

@@ -27,26 +27,35 @@ function M.read_file(path)
 end
 
 --- Configure the replay provider with these script lines (tables, encoded
---- as JSON lines).
-function M.replay(lines)
+--- as JSON lines); extra is more TOML for the [provider] table and after.
+function M.replay(lines, extra)
   local out = {}
   for _, l in ipairs(lines) do
     out[#out + 1] = vim.json.encode(l)
   end
   local script = M.home .. "/script.jsonl"
   write_file(script, table.concat(out, "\n") .. "\n")
-  write_file(M.home .. "/config.toml", string.format('[provider]\nkind = "replay"\nreplay_script = %q\n', script))
+  write_file(M.home .. "/config.toml", string.format('[provider]\nkind = "replay"\nreplay_script = %q\n', script) .. (extra or ""))
 end
 
---- require("scv").setup() pointed at the test binary, never a daemon.
+--- require("scv").setup() pointed at the test binary, never a daemon. A
+--- prompt sent while a turn runs is queued without asking unless a test
+--- asks for "ask" (the builtin picker would block a test that raced a turn).
 function M.setup(extra)
   local opts = vim.tbl_deep_extend("force", {
     cmd = { M.bin, "lsp" },
     daemon = "never",
+    prompt_while_running = "queue",
     transcript = { open = "current" },
   }, extra or {})
   require("scv").setup(opts)
   return require("scv").instance()
+end
+
+--- require("scv").status() without the usage part (" · ctx N% · N tok"),
+--- which servers with scv/session/usage append.
+function M.status()
+  return (require("scv").status():gsub(" · ctx %d+%%", ""):gsub(" · [%d.]+[kM]? tok$", ""))
 end
 
 --- Collect vim.notify messages (still forwarded, without raising errors).
@@ -138,6 +147,36 @@ function M.drain(t)
   t.wait(M.TIMEOUT_MS, function()
     return done
   end, "scheduled callbacks")
+end
+
+--- Run :checkhealth scv and return its report in one form whatever the
+--- Neovim: 0.7 writes "- OK: text" and "- INFO: text", 0.10+ "- OK text" and
+--- a bare "- text" for info. Each item becomes "LEVEL: text" on its own line.
+function M.health_report()
+  vim.cmd("checkhealth scv")
+  local out = {}
+  for _, line in ipairs(vim.api.nvim_buf_get_lines(0, 0, -1, false)) do
+    local item = line:match("^%s*%- (.*)$")
+    if item then
+      local level, rest = item:match("^(%u+):? (.*)$")
+      if level ~= "OK" and level ~= "INFO" and level ~= "WARNING" and level ~= "ERROR" then
+        level, rest = "INFO", item
+      end
+      out[#out + 1] = level .. ": " .. rest
+    else
+      out[#out + 1] = line
+    end
+  end
+  return table.concat(out, "\n")
+end
+
+--- The LSP clients attached to a buffer (get_clients from 0.10; the older
+--- call is deprecated there).
+function M.buf_clients(buf)
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients({ bufnr = buf })
+  end
+  return vim.lsp.buf_get_clients(buf)
 end
 
 --- A direct request through the plugin's connection (as another client or

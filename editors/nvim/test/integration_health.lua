@@ -25,8 +25,7 @@ end)
 
 t.test(":checkhealth scv reports binary, version, protocol, daemon and config", function()
   it.setup({ keymaps = { global = { ["<leader>zq"] = "queue" } } })
-  vim.cmd("checkhealth scv")
-  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+  local text = it.health_report()
   io.stdout:write(text .. "\n")
   t.contains(text, "OK: setup() was called")
   t.contains(text, "OK: found " .. it.bin)
@@ -41,6 +40,10 @@ end)
 t.test(":Scv log shows the plugin's log", function()
   vim.cmd("Scv prompt hello")
   it.wait_transcript(t, require("scv").instance(), "hi")
+  -- the next test prompts again: let this turn end first
+  t.wait(it.TIMEOUT_MS, function()
+    return require("scv").instance().state.run == "idle"
+  end, "the turn to end")
   vim.cmd("Scv log")
   local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
   t.eq("scv://log", vim.api.nvim_buf_get_name(0))
@@ -90,6 +93,9 @@ t.test("a server that dies is restarted; the window re-attaches to its stored se
   t.ok(it.notified(seen, "the session ended with the server") == nil, "the session was not lost")
   t.ok(ctl.client:is_running(), "a new server runs")
   local before_turn = ctl.state.live_seq
+  t.wait(it.TIMEOUT_MS, function()
+    return ctl.state.run == "idle"
+  end, "the restored session to be idle")
   vim.cmd("Scv prompt hello again")
   t.wait(it.TIMEOUT_MS, function()
     return ctl.state ~= nil and ctl.state.session_id == first and ctl.state.run == "idle" and ctl.state.seen_seq > before_turn

@@ -42,7 +42,7 @@ t.test("a turn waits on a shell approval held by the picker", function()
     return #held == 1
   end, "the approval prompt")
   t.contains(held[1].opts.prompt, "shell (exec risk): $ echo hi")
-  t.eq("approval", require("scv").status())
+  t.eq("approval", it.status())
 end)
 
 t.test("prompts sent while it runs are queued", function()
@@ -55,7 +55,7 @@ t.test("prompts sent while it runs are queued", function()
   end, "four queued entries")
   t.eq({ "second", "third", "fourth", "five\nlines" }, prompts_of(ctl.state.queue))
   t.ok(it.notified(seen, "prompt queued at position 4"))
-  t.eq("approval · 4 queued", require("scv").status())
+  t.eq("approval · 4 queued", it.status())
 end)
 
 local qbuf
@@ -110,7 +110,7 @@ t.test("pause keeps queued prompts waiting; cancel ends the turn and closes its 
   t.wait(it.TIMEOUT_MS, function()
     return ctl.state.paused
   end, "paused")
-  t.eq("approval (paused) · 3 queued", require("scv").status())
+  t.eq("approval (paused) · 3 queued", it.status())
   vim.cmd("Scv cancel")
   it.wait_transcript(t, ctl, "turn cancelled")
   t.wait(it.TIMEOUT_MS, function()
@@ -129,7 +129,7 @@ t.test("pause keeps queued prompts waiting; cancel ends the turn and closes its 
   it.drain(t)
   ctl.request = orig
   t.eq({}, sent)
-  t.eq("idle (paused) · 3 queued", require("scv").status())
+  t.eq("idle (paused) · 3 queued", it.status())
   t.eq(3, #server_queue().entries, "paused: nothing started")
 end)
 
@@ -178,7 +178,7 @@ t.test("the rest of the queue drains with approvals given", function()
     return turns == 3
   end, "three completed turns in the transcript")
   t.contains(it.text(buf), "## You\nsecond, edited")
-  t.eq("idle", require("scv").status())
+  t.eq("idle", it.status())
 end)
 
 t.test(":Scv clear empties the history", function()

@@ -43,8 +43,26 @@ local function labels(p)
   end, p.items)
 end
 
+-- The (not floating) windows of the current tab page: buffer name, lines, 'diff'.
+local function tab_windows()
+  local out = {}
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.api.nvim_win_get_config(w).relative == "" then
+      local b = vim.api.nvim_win_get_buf(w)
+      out[#out + 1] = { name = vim.api.nvim_buf_get_name(b), lines = it.lines(b), diff = vim.wo[w].diff, buf = b }
+    end
+  end
+  return out
+end
+
 t.test("a full turn streams into scv://<id>; the edit is approved through vim.ui.select beside its diff", function()
-  local prompts = it.stub_select(function()
+  local prompts, split
+  prompts = it.stub_select(function()
+    if #prompts == 1 then
+      return "Open diff split (current ↔ proposed)"
+    end
+    -- asked again, with the split open
+    split = tab_windows()
     return "Approve"
   end)
   vim.cmd("Scv prompt fix the notes")
@@ -59,8 +77,20 @@ t.test("a full turn streams into scv://<id>; the edit is approved through vim.ui
   t.contains(text, "Edited.")
   t.contains(text, "_usage: 8 input · 10 output tokens · 2 steps_")
   t.eq("b\n", it.read_file(notes), "the approved edit ran")
-  t.eq(1, #prompts)
-  t.eq({ "Approve", "Deny", "Approve for session" }, labels(prompts[1]))
+  t.eq(2, #prompts, "asked again after the split opened")
+  t.eq({ "Approve", "Deny", "Approve for session", "Open diff split (current ↔ proposed)" }, labels(prompts[1]))
+  local sid = ctl.state.session_id
+  t.eq(2, #split, "the split is two windows")
+  t.ok(split[1].name:find("scv://approval/.*/current/notes.md$") ~= nil, split[1].name)
+  t.ok(split[2].name:find("scv://approval/.*/proposed/notes.md$") ~= nil, split[2].name)
+  t.eq({ "a" }, split[1].lines, "current: the file on disk")
+  t.eq({ "b" }, split[2].lines, "proposed: the edit applied")
+  t.eq({ true, true }, { split[1].diff, split[2].diff }, ":diffthis in both")
+  t.wait(it.TIMEOUT_MS, function()
+    return not vim.api.nvim_buf_is_valid(split[1].buf) and not vim.api.nvim_buf_is_valid(split[2].buf)
+  end, "the split to close with the approval")
+  t.eq(1, #vim.api.nvim_list_tabpages(), "its tab page closed")
+  t.eq("scv://" .. sid, vim.api.nvim_buf_get_name(0), "back in the transcript")
   t.contains(prompts[1].opts.prompt, "edit_file")
   local diff = table.concat(prompts[1].float_lines, "\n")
   t.contains(diff, "-a")
@@ -68,7 +98,7 @@ t.test("a full turn streams into scv://<id>; the edit is approved through vim.ui
   t.wait(it.TIMEOUT_MS, function()
     return not vim.api.nvim_win_is_valid(prompts[1].float_win)
   end, "the diff float to close")
-  t.eq("idle", require("scv").status())
+  t.eq("idle", it.status())
 end)
 
 t.test("the builtin vim.ui.select (inputlist) takes the answer from typed keys", function()
@@ -147,7 +177,7 @@ t.test("a range sends the selected lines with their file URI as context", functi
   t.eq(vim.uri_from_fname(it.workspace .. "/code.txt"), c.uri)
   t.eq({ start = { line = 1, character = 0 }, ["end"] = { line = 2, character = 5 } }, c.range)
   t.eq("two\nthree", c.text)
-  t.eq(nil, next(vim.lsp.buf_get_clients(0)), "the file buffer has no scv client attached")
+  t.eq(nil, next(it.buf_clients(0)), "the file buffer has no scv client attached")
   vim.cmd("close")
   vim.api.nvim_set_current_win(transcript_win)
 end)
@@ -184,7 +214,7 @@ t.test("re-attach restores the transcript, from this editor's state or from the 
   t.eq(7, count(buf, "Hello from replay"))
   t.contains(it.text(buf), "│ decision: deny")
   t.eq(7, count(buf, "▸ edit_file [c1]"), "one tool block per turn")
-  t.eq("idle", require("scv").status())
+  t.eq("idle", it.status())
 end)
 
 t.test(":Scv attach without an id picks from scv/session/list", function()
@@ -239,9 +269,21 @@ t.test(":Scv status, completion and a second setup()", function()
   local desc = table.concat(ctl:describe(), "\n")
   t.contains(desc, "protocol 1")
   t.contains(desc, "state: idle")
-  t.eq({ "pause", "prompt" }, require("scv.commands").complete("p", "Scv p", 5))
+  t.eq({ "pause", "policy", "prompt" }, require("scv.commands").complete("p", "Scv p", 5))
+  t.eq({ "on-risk" }, require("scv.commands").complete("o", "Scv policy o", 12))
   t.eq(false, require("scv").setup({}))
   t.ok(it.notified(seen, "setup() was already called"))
+end)
+
+t.test(":checkhealth vim.deprecated names no call from the plugin (0.10+)", function()
+  if vim.fn.has("nvim-0.10") == 0 then
+    io.stdout:write("  (this Neovim has no :checkhealth vim.deprecated)\n")
+    return
+  end
+  vim.cmd("checkhealth vim.deprecated")
+  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+  t.ok(not text:find("/lua/scv/", 1, true), "deprecated calls from the plugin:\n" .. text)
+  t.ok(not text:find("/test/", 1, true), "deprecated calls from the tests:\n" .. text)
 end)
 
 t.run()

@@ -1,56 +1,14 @@
 -- Unit tests of the controller with a fake connection: the requests it
 -- sends for each command and notification, without a server.
 local t = dofile(vim.g.scv_test_root .. "/test/harness.lua")
-local config = require("scv.config")
-local controller = require("scv.controller")
 
 local notes = {}
 vim.notify = function(msg)
   notes[#notes + 1] = msg
 end
 
-local function fake_controller()
-  local ctl = controller.new(config.resolve({ transcript = { open = false }, flush_interval_ms = 1 }))
-  local sent = {}
-  local fake = { running = true }
-  function fake.is_running()
-    return fake.running
-  end
-  function fake.request(_, method, params, cb)
-    sent[#sent + 1] = { method = method, params = params, cb = cb }
-  end
-  function fake.stop()
-    fake.running = false
-  end
-  ctl.client = fake
-  return ctl, sent
-end
-
-local function last(sent, method)
-  for i = #sent, 1, -1 do
-    if sent[i].method == method then
-      return sent[i]
-    end
-  end
-end
-
-local function snapshot(sid, seq, extra)
-  return vim.tbl_extend("force", {
-    sessionId = sid,
-    cwd = "/w",
-    model = "m",
-    state = "idle",
-    queue = { entries = {}, paused = false },
-    pendingApprovals = {},
-    seq = seq,
-  }, extra or {})
-end
-
-local function note(ctl, seq, method, p)
-  p.sessionId = ctl.state.session_id
-  p.seq = seq
-  ctl:_on_notification("scv/" .. method, p)
-end
+local fake = dofile(vim.g.scv_test_root .. "/test/fake_ctl.lua")
+local fake_controller, last, snapshot, note = fake.controller, fake.last, fake.snapshot, fake.note
 
 t.test("the first prompt starts a session in the cwd, then sends the turn", function()
   local ctl, sent = fake_controller()

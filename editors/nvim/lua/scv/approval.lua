@@ -9,6 +9,13 @@ M.CHOICES = {
   { label = "Deny", decision = "deny" },
   { label = "Approve for session", decision = "approve-session" },
 }
+-- Offered for an edit whose texts this window knows: a :diffthis split of
+-- current ↔ proposed, then the same question again.
+M.DIFF_CHOICE = { label = "Open diff split (current ↔ proposed)", action = "diff" }
+-- Offered when the server suggests a rule (approval.suggestedRule).
+M.ALLOW_RULE_LABEL = "Always allow %s"
+M.CONFIRM_RULE_LABEL = "Yes: add %s to my user config and approve"
+M.BACK_LABEL = "No, back to the question"
 
 M.DECISION_LABELS = {}
 for _, c in ipairs(M.CHOICES) do
@@ -22,9 +29,23 @@ M.FLOAT_HEIGHT_SHARE = 0.7
 local Approvals = {}
 Approvals.__index = Approvals
 
----@param o table resolve fun(approval, decision, done), notify fun(msg, level)
+---@param o table resolve fun(approval, decision, allow_rule), notify fun(msg, level),
+---  reconcile fun(), edit_texts fun(approval): table|nil, string|nil (approval_diff.compute)
 function M.new(o)
-  return setmetatable({ o = o, active = nil, dismissed = {}, answered = {} }, Approvals)
+  return setmetatable({ o = o, active = nil, dismissed = {}, answered = {}, splits = {} }, Approvals)
+end
+
+-- The choices of one approval: the decisions, "Always allow <rule>" when the
+-- server suggests one, the diff split for an edit.
+function M.choices(a, can_diff)
+  local list = vim.deepcopy(M.CHOICES)
+  if type(a.suggestedRule) == "string" and a.suggestedRule ~= "" then
+    list[#list + 1] = { label = string.format(M.ALLOW_RULE_LABEL, a.suggestedRule), action = "allow_rule" }
+  end
+  if can_diff then
+    list[#list + 1] = M.DIFF_CHOICE
+  end
+  return list
 end
 
 local function is_diff(a)
@@ -110,7 +131,9 @@ function Approvals:_prompt(a)
   end
   -- the builtin select blocks: draw the float before it asks
   pcall(vim.cmd, "redraw")
-  local ok, err = pcall(vim.ui.select, M.CHOICES, {
+  local texts = self.o.edit_texts and self.o.edit_texts(a) or nil
+  act.texts = texts
+  local ok, err = pcall(vim.ui.select, M.choices(a, texts ~= nil), {
     prompt = title,
     kind = "scv.approval",
     format_item = function(item)
@@ -151,11 +174,61 @@ function Approvals:_answer(act, choice)
   if choice == nil then
     self.dismissed[id] = true
     self.o.notify("scv: approval left pending; answer it with :Scv approve", vim.log.levels.INFO)
+  elseif choice.action == "diff" then
+    self:open_split(act.approval, act.texts)
+  elseif choice.action == "allow_rule" then
+    self:_confirm_rule(act.approval)
+    return
   else
     self.answered[id] = true
     self.o.resolve(act.approval, choice.decision)
   end
   self.o.reconcile()
+end
+
+-- "Always allow <rule>" writes the user's config: ask once more.
+function Approvals:_confirm_rule(a)
+  local rule = a.suggestedRule
+  local act = { approval = a, stale = false }
+  self.active = act
+  local yes = string.format(M.CONFIRM_RULE_LABEL, rule)
+  vim.ui.select({ yes, M.BACK_LABEL }, {
+    prompt = string.format("scv: from now on, run %s calls matching %s without asking?", a.name or "tool", rule),
+    kind = "scv.approval_rule",
+  }, function(choice)
+    vim.schedule(function()
+      if act.stale then
+        return
+      end
+      self.active = nil
+      if choice == yes then
+        self.answered[a.approvalId] = true
+        self.o.resolve(a, "approve", rule)
+      end
+      self.o.reconcile()
+    end)
+  end)
+end
+
+--- Open (again) the :diffthis split of an edit approval; it closes when the
+--- approval is resolved.
+function Approvals:open_split(a, texts)
+  local diff_split = require("scv.diff_split")
+  diff_split.close(self.splits[a.approvalId])
+  local base = "scv://approval/" .. tostring(a.approvalId) .. "/"
+  self.splits[a.approvalId] = diff_split.open({
+    path = texts.path,
+    left = { name = base .. "current/" .. texts.path, text = texts.current },
+    right = { name = base .. "proposed/" .. texts.path, text = texts.proposed },
+  })
+end
+
+function Approvals:_close_split(approval_id)
+  local h = self.splits[approval_id]
+  if h then
+    self.splits[approval_id] = nil
+    require("scv.diff_split").close(h)
+  end
 end
 
 --- Prompt for the first pending approval that is neither being asked,
@@ -181,6 +254,7 @@ end
 
 --- The approval was resolved (here or elsewhere): close its prompt.
 function Approvals:resolved(approval_id, decision)
+  self:_close_split(approval_id)
   self.answered[approval_id] = nil
   self.dismissed[approval_id] = nil
   local act = self.active
@@ -206,6 +280,9 @@ end
 --- Drop every prompt (session detached or closed).
 function Approvals:reset()
   self:_close_active()
+  for id in pairs(self.splits) do
+    self:_close_split(id)
+  end
   self.dismissed, self.answered = {}, {}
 end
 

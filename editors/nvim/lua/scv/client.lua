@@ -190,6 +190,16 @@ function Client:request(method, params, cb)
   self:_send(method, params, cb)
 end
 
+--- Whether the server advertised this method at initialize (true while
+--- that is not known yet: the request then says itself if it is not served).
+function Client:serves(method)
+  local methods = self.info and self.info.scv and self.info.scv.methods
+  if type(methods) ~= "table" then
+    return true
+  end
+  return vim.tbl_contains(methods, method)
+end
+
 --- Stop the server (shutdown, then exit).
 function Client:stop()
   if not self.id then

@@ -1,5 +1,6 @@
 -- The :Scv command: one command, sub-commands with completion.
 local compat = require("scv.compat")
+local mentions = require("scv.mentions")
 
 local M = {}
 
@@ -57,6 +58,59 @@ local function selection_context(o)
   return M.range_context(buf, o.line1, o.line2, cols)
 end
 
+--- The directory `@` mentions are relative to: the session's workspace.
+function M.workspace_root(ctl)
+  local st = ctl and ctl.state
+  return (st and type(st.cwd) == "string" and st.cwd ~= "") and st.cwd or vim.fn.getcwd()
+end
+
+-- @selection: the last Visual selection of the current buffer.
+function M.last_selection()
+  local vs, ve = vim.fn.getpos("'<"), vim.fn.getpos("'>")
+  if vs[2] == 0 or ve[2] == 0 then
+    return nil, "scv: @selection: this buffer has no Visual selection"
+  end
+  local cols = vim.fn.visualmode() == "v" and { vs[3], ve[3] } or nil
+  local c, err = M.range_context(vim.api.nvim_get_current_buf(), vs[2], ve[2], cols)
+  return c and c[1], err
+end
+
+--- Send a prompt with its `@` mentions attached; a lone `@` first asks for
+--- a file. A prompt that is only mentions opens the prompt buffer with them.
+function M.prompt_with_mentions(ctl, text, context)
+  local root = M.workspace_root(ctl)
+  local mentioned, bare, err = mentions.parse(text, root, M.last_selection)
+  if err then
+    ctl:notify(err, vim.log.levels.ERROR)
+    return
+  end
+  vim.list_extend(context, mentioned)
+  local function send(t)
+    local words_left = (" " .. t):gsub("%s@%S+", ""):match("%S") ~= nil
+    ctl:prompt(words_left and t or "", #context > 0 and context or nil)
+  end
+  if not bare then
+    send(text)
+    return
+  end
+  mentions.pick(root, vim.fn.getpos("'<")[2] > 0, function(word)
+    if word == nil then
+      ctl:notify("scv: nothing picked; the prompt was not sent", vim.log.levels.INFO)
+      return
+    end
+    local more, _, perr = mentions.parse(word, root, M.last_selection)
+    if perr then
+      ctl:notify(perr, vim.log.levels.ERROR)
+      return
+    end
+    vim.list_extend(context, more)
+    local replaced = (" " .. text .. " "):gsub("(%s)@(%s)", function(a, b)
+      return a .. word .. b
+    end, 1)
+    send(replaced:sub(2, -2))
+  end)
+end
+
 -- Completion of a session id: those the last session list showed.
 local function session_ids(ctl)
   local ids = {}
@@ -70,9 +124,10 @@ end
 -- (shown by :Scv without arguments and in :help scv-commands).
 M.subcommands = {
   prompt = {
-    desc = "send a prompt (no text: open the prompt buffer); a range sends the lines as context",
+    desc = "send a prompt (no text: open the prompt buffer); a range sends the lines as context; "
+      .. "@path attaches a file, @selection the last selection, a lone @ picks one",
     run = function(ctl, rest, o)
-      local context
+      local context = {}
       if o.range and o.range > 0 then
         local err
         context, err = selection_context(o)
@@ -81,7 +136,54 @@ M.subcommands = {
           return
         end
       end
-      ctl:prompt(rest, context)
+      M.prompt_with_mentions(ctl, rest or "", context)
+    end,
+    complete = function(ctl, arglead)
+      if arglead:sub(1, 1) == "@" then
+        return mentions.complete(arglead, M.workspace_root(ctl))
+      end
+      return {}
+    end,
+    complete_any_word = true,
+  },
+  steer = {
+    desc = "add a message to the running turn (reaches the model at its next step)",
+    run = function(ctl, rest)
+      ctl:steer(rest)
+    end,
+  },
+  model = {
+    desc = "switch the session's model (picked from the server's list)",
+    run = function(ctl, rest)
+      ctl:pick_model(vim.trim(rest or ""))
+    end,
+    complete = function(ctl)
+      local ids = {}
+      for _, m in ipairs(ctl and ctl.last_models or {}) do
+        ids[#ids + 1] = m.id
+      end
+      return ids
+    end,
+  },
+  policy = {
+    desc = "switch the session's approval policy",
+    run = function(ctl, rest)
+      ctl:pick_policy(vim.trim(rest or ""))
+    end,
+    complete = function()
+      return vim.deepcopy(require("scv.protocol").approval_policies)
+    end,
+  },
+  diff = {
+    desc = "open a file a turn changed as a diff (the one under the cursor in the transcript)",
+    run = function(ctl, rest)
+      ctl:diff(vim.trim(rest or ""))
+    end,
+  },
+  undo = {
+    desc = "revert the turn under the cursor and every later one, after confirmation",
+    run = function(ctl)
+      ctl:undo()
     end,
   },
   cancel = {
@@ -207,10 +309,13 @@ function M.complete(arglead, cmdline, cursorpos)
     end, M.names())
   end
   local sub = M.subcommands[words[1]]
+  if sub and sub.complete_any_word then
+    return sub.complete(require("scv").instance(), arglead)
+  end
   if sub and sub.complete and done_words == 2 then
     return vim.tbl_filter(function(n)
       return n:sub(1, #arglead) == arglead
-    end, sub.complete(require("scv").instance()))
+    end, sub.complete(require("scv").instance(), arglead))
   end
   return {}
 end

@@ -51,6 +51,16 @@ function M.utf16_len(line)
   return u16
 end
 
+--- Highlight a Markdown buffer with tree-sitter where this Neovim has
+--- vim.treesitter.start (0.9+) and a markdown parser; else the regex syntax
+--- of filetype markdown stays. Returns whether tree-sitter took it.
+function M.markdown_highlight(buf)
+  if not (vim.treesitter and vim.treesitter.start) then
+    return false
+  end
+  return (pcall(vim.treesitter.start, buf, "markdown"))
+end
+
 --- The health reporting functions of this release.
 function M.health()
   local h = vim.health

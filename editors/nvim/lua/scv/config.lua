@@ -10,6 +10,8 @@ M.FLUSH_INTERVAL_MS = 40
 M.MAX_LOG_LINES = 2000
 -- Restarts of a server that exited on its own before the plugin gives up.
 M.MAX_RESTARTS = 3
+-- What a prompt sent while a turn runs does: ask, steer the turn, or queue.
+M.PROMPT_WHILE_RUNNING = { "ask", "steer", "queue" }
 
 function M.defaults()
   return {
@@ -26,9 +28,11 @@ function M.defaults()
       follow = true,
     },
     flush_interval_ms = M.FLUSH_INTERVAL_MS,
+    -- a prompt sent while a turn runs: "ask" (steer or queue), "steer", "queue"
+    prompt_while_running = "ask",
     keymaps = {
       -- buffer-local maps in the transcript buffer; false disables one
-      transcript = { cancel = "<C-c>", prompt = "i", queue = "gq", close = "q" },
+      transcript = { cancel = "<C-c>", prompt = "i", queue = "gq", close = "q", diff = "gd", undo = "gu" },
       -- buffer-local maps in the prompt input buffer
       prompt = { submit = "<C-s>" },
       -- global maps: lhs → sub-command, e.g. { ["<leader>ap"] = "prompt" }
@@ -55,9 +59,10 @@ local SHAPE = {
   approval_policy = "value",
   model = "value",
   flush_interval_ms = "value",
+  prompt_while_running = "value",
   transcript = { open = "value", follow = "value" },
   keymaps = {
-    transcript = { cancel = "value", prompt = "value", queue = "value", close = "value" },
+    transcript = { cancel = "value", prompt = "value", queue = "value", close = "value", diff = "value", undo = "value" },
     prompt = { submit = "value" },
     global = "map",
   },
@@ -131,6 +136,12 @@ function M.resolve(opts)
     o.flush_interval_ms,
     type(o.flush_interval_ms) == "number" and o.flush_interval_ms >= 1 and o.flush_interval_ms <= 1000,
     "a number of milliseconds from 1 to 1000"
+  )
+  expect(
+    "prompt_while_running",
+    o.prompt_while_running,
+    one_of(M.PROMPT_WHILE_RUNNING)[o.prompt_while_running],
+    "one of ask|steer|queue"
   )
   for group, maps in pairs(o.keymaps) do
     for name, lhs in pairs(maps) do

@@ -2,7 +2,6 @@
 -- state, its transcript and queue buffers, and the approval prompts. Every
 -- user command lands here; every notification goes through the state reducer
 -- and comes back as effects for the views.
-local approval = require("scv.approval")
 local client_mod = require("scv.client")
 local compat = require("scv.compat")
 local config = require("scv.config")
@@ -47,17 +46,7 @@ function M.new(opts)
       self:_stop_timers()
     end,
   })
-  self.approvals = approval.new({
-    resolve = function(a, decision)
-      self:_resolve(a, decision)
-    end,
-    notify = function(msg, level)
-      self:notify(msg, level)
-    end,
-    reconcile = function()
-      self:_reconcile_approvals()
-    end,
-  })
+  self:_init_approvals()
   return self
 end
 
@@ -181,6 +170,12 @@ function Controller:_view_for(st)
         end,
         queue = function()
           self:open_queue()
+        end,
+        diff = function()
+          self:diff()
+        end,
+        undo = function()
+          self:undo()
         end,
         close = function()
           pcall(vim.cmd, "close")
@@ -347,19 +342,6 @@ function Controller:_status_changed()
   )
 end
 
-function Controller:_reconcile_approvals()
-  local st = self.state
-  if st == nil then
-    return
-  end
-  -- the builtin vim.ui.select blocks: never ask from inside a handler
-  vim.schedule(function()
-    if self.state == st then
-      self.approvals:reconcile(st.approvals)
-    end
-  end)
-end
-
 function Controller:_on_notification(method, params)
   local st = self.states[params.sessionId]
   if st == nil then
@@ -397,26 +379,9 @@ function Controller:_on_notification(method, params)
   end
 end
 
-function Controller:_resolve(a, decision)
-  local st = self.state
-  if st == nil then
-    return
-  end
-  local params = { sessionId = st.session_id, approvalId = a.approvalId, decision = decision }
-  self:request(protocol.request.approval_resolve, params, function(err)
-    if err == nil then
-      return
-    end
-    if protocol.error_code(err) == protocol.errors.approval_not_found then
-      self:notify("scv: that approval was already resolved elsewhere", levels.INFO)
-    else
-      self.approvals:unanswered(a.approvalId)
-      self:notify("scv: could not send the approval: " .. protocol.error_text(err), levels.ERROR)
-      self:_reconcile_approvals()
-    end
-  end)
-end
-
+require("scv.controller_approvals")(Controller)
 require("scv.controller_commands")(Controller)
+require("scv.controller_turns")(Controller)
+require("scv.controller_changes")(Controller)
 
 return M

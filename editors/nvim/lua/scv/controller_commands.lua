@@ -20,7 +20,27 @@ return function(Controller)
         context = context,
         submit_key = self.opts.keymaps.prompt.submit,
         submit = function(t, c, d)
-          self:prompt(t, c, d)
+          -- @path mentions written in the buffer attach too
+          local ctx = vim.deepcopy(c or {})
+          local root = require("scv.commands").workspace_root(self)
+          local mentioned, _, err = require("scv.mentions").parse(t, root, function()
+            return nil, "scv: @selection works in :Scv prompt {text}; from the prompt buffer use :'<,'>Scv prompt"
+          end)
+          if err then
+            self:notify(err, levels.ERROR)
+            d(false)
+            return
+          end
+          local have = {}
+          for _, item in ipairs(ctx) do
+            have[item.uri] = true
+          end
+          for _, item in ipairs(mentioned) do
+            if not have[item.uri] then
+              ctx[#ctx + 1] = item
+            end
+          end
+          self:prompt(t, #ctx > 0 and ctx or nil, d)
         end,
       })
       return
@@ -35,32 +55,40 @@ return function(Controller)
       if self.opts.transcript.open then
         view:show(self.opts.transcript.open)
       end
-      local params = { sessionId = st.session_id, prompt = text, context = context }
-      self:request(protocol.request.turn_start, params, function(rerr, result)
-        if rerr then
-          self:notify("scv: prompt not sent: " .. protocol.error_text(rerr), levels.ERROR)
-          done(false)
-          return
-        end
-        if result.status == "queued" then
-          local entry = result.entry or {}
-          if entry.queueId then
-            st.queued_prompts[entry.queueId] = text
-          end
-          self:notify(
-            string.format("scv: a turn is running; prompt queued at position %d", (tonumber(result.position) or 0) + 1),
-            levels.INFO
-          )
-        elseif result.turnId then
-          st:note_prompt(result.turnId, text)
-          view:schedule()
-        end
-        done(true)
-      end)
+      -- a turn runs: steer it or queue the prompt (controller_turns.lua)
+      self:_send_prompt(st, text, context, done)
     end)
   end
 
-  local function with_session(self, what, fn)
+  --- scv/turn/start: starts a turn, or queues the prompt when one runs.
+  function Controller:_start_turn(st, text, context, done)
+    local view = self.views[st.session_id]
+    local params = { sessionId = st.session_id, prompt = text, context = context }
+    self:request(protocol.request.turn_start, params, function(rerr, result)
+      if rerr then
+        self:notify("scv: prompt not sent: " .. protocol.error_text(rerr), levels.ERROR)
+        done(false)
+        return
+      end
+      if result.status == "queued" then
+        local entry = result.entry or {}
+        if entry.queueId then
+          st.queued_prompts[entry.queueId] = text
+        end
+        self:notify(
+          string.format("scv: a turn is running; prompt queued at position %d", (tonumber(result.position) or 0) + 1),
+          levels.INFO
+        )
+      elseif result.turnId then
+        st:note_prompt(result.turnId, text)
+        view:schedule()
+      end
+      done(true)
+    end)
+  end
+
+  --- fn(state) when a session is current and its server runs; else say so.
+  function Controller:with_session(what, fn)
     local st = self.state
     if st == nil or st.closed or not (self.client and self.client:is_running()) then
       self:notify("scv: no session to " .. what .. " (start one with :Scv prompt)", levels.WARN)
@@ -70,7 +98,7 @@ return function(Controller)
   end
 
   function Controller:cancel()
-    with_session(self, "cancel", function(st)
+    self:with_session("cancel", function(st)
       if st.turn_id == nil then
         self:notify("scv: no turn is running", levels.INFO)
         return
@@ -84,7 +112,7 @@ return function(Controller)
   end
 
   function Controller:pause(paused)
-    with_session(self, paused and "pause" or "resume", function(st)
+    self:with_session(paused and "pause" or "resume", function(st)
       self:request(protocol.request.session_pause, { sessionId = st.session_id, paused = paused }, function(err, result)
         if err then
           self:notify("scv: pause failed: " .. protocol.error_text(err), levels.ERROR)
@@ -102,7 +130,7 @@ return function(Controller)
   end
 
   function Controller:clear()
-    with_session(self, "clear", function(st)
+    self:with_session("clear", function(st)
       self:request(protocol.request.session_clear, { sessionId = st.session_id }, function(err)
         if err == nil then
           return
@@ -128,14 +156,14 @@ return function(Controller)
 
   --- Show the transcript of the current session.
   function Controller:open()
-    with_session(self, "show", function(st)
+    self:with_session("show", function(st)
       self.views[st.session_id]:show(self.opts.transcript.open or "vsplit")
     end)
   end
 
   --- Ask again for approvals the user dismissed.
   function Controller:approve()
-    with_session(self, "approve", function(st)
+    self:with_session("approve", function(st)
       if #st.approvals == 0 then
         self:notify("scv: no approval is pending", levels.INFO)
         return
@@ -299,7 +327,23 @@ return function(Controller)
         s.paused and ", paused" or ""
       )
       lines[#lines + 1] = string.format("queue: %d, pending approvals: %d", s.queued, #st.approvals)
+      lines[#lines + 1] = string.format(
+        "model: %s, approval policy: %s",
+        tostring(st.model or "(server default)"),
+        tostring(st.approval_policy or "(server default)")
+      )
       lines[#lines + 1] = string.format("tokens used: %d input, %d output", st.usage.input, st.usage.output)
+      if s.context_percent then
+        lines[#lines + 1] = string.format("context: %d%% of %d tokens", s.context_percent, st.usage.context_max or st.context_max_tokens)
+      end
+      if st.plan then
+        lines[#lines + 1] = "plan:"
+        for _, l in ipairs(require("scv.transcript").plan_lines(st.plan.steps)) do
+          if l ~= "" and not l:match("^#") then
+            lines[#lines + 1] = "  " .. l
+          end
+        end
+      end
       local mcp = st:mcp_lines()
       lines[#lines + 1] = #mcp == 0 and "MCP servers: none" or "MCP servers:"
       for _, l in ipairs(mcp) do

@@ -25,6 +25,7 @@ function M.open(o)
     vim.bo[buf].bufhidden = "wipe"
     vim.bo[buf].swapfile = false
     vim.bo[buf].filetype = "markdown"
+    require("scv.compat").markdown_highlight(buf)
   end
   local function submit()
     local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")

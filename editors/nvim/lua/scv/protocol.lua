@@ -25,12 +25,12 @@ M.request = {
   approval_resolve = "scv/approval/resolve",
   daemon_status = "scv/daemon/status",
   mcp_list = "scv/mcp/list",
+  turn_changes = "scv/turn/changes",
+  turn_revert = "scv/turn/revert",
   turn_steer = "scv/turn/steer",
   session_configure = "scv/session/configure",
   model_list = "scv/model/list",
   skill_list = "scv/skill/list",
-  turn_changes = "scv/turn/changes",
-  turn_revert = "scv/turn/revert",
 }
 
 -- Every notification the server may send; the client registers a handler for
@@ -80,6 +80,8 @@ M.REPLAY_FULL = "full"
 M.INTERRUPTED = "interrupted"
 
 M.decisions = { "approve", "deny", "approve-session" }
+-- scv/plan/updated step statuses
+M.plan_statuses = { "pending", "in_progress", "completed" }
 M.approval_policies = { "never", "on-risk", "always", "auto" }
 M.daemon_modes = { "auto", "never", "required" }
 

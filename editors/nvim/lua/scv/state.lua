@@ -9,8 +9,6 @@
 -- drawn in the transcript; applying them to the queue a second time would
 -- corrupt it. Pure: no editor calls, so it is tested without a server.
 local protocol = require("scv.protocol")
-local restored_text = require("scv.restored").text
-local session_rows = require("scv.session_rows")
 local transcript = require("scv.transcript")
 
 local M = {}
@@ -71,6 +69,9 @@ function State:apply_snapshot(snap, opts)
   opts = opts or {}
   self.cwd = snap.cwd or self.cwd
   self.model = snap.model or self.model
+  if not protocol.is_null(snap.approvalPolicy) then
+    self.approval_policy = snap.approvalPolicy
+  end
   self.limits = snap.limits or self.limits
   self.context_max_tokens = snap.contextMaxTokens or self.context_max_tokens
   if not protocol.is_null(snap.title) and snap.title ~= "" then
@@ -116,6 +117,17 @@ function State:set_queue(entries, paused)
   end
 end
 
+--- The model and approval policy in force (scv/session/configured or the
+--- reply of scv/session/configure); nil leaves a value as it is.
+function State:set_configuration(model, policy)
+  if type(model) == "string" and model ~= "" then
+    self.model = model
+  end
+  if type(policy) == "string" and policy ~= "" then
+    self.approval_policy = policy
+  end
+end
+
 --- The prompt of a turn this client started (known from the turn/start reply).
 function State:note_prompt(turn_id, prompt)
   self.prompts[turn_id] = prompt
@@ -153,276 +165,11 @@ local function drop_queued(self, queue_id, fx, live)
 end
 
 local handlers = {}
-
-handlers["scv/turn/started"] = function(self, p, fx, live, draw)
-  if live then
-    self.run = "running"
-    self.turn_id = p.turnId
-  end
-  if not protocol.is_null(p.queueId) then
-    drop_queued(self, p.queueId, fx, live)
-  end
-  if draw then
-    -- the server's prompt (other clients, replays; absent from older servers),
-    -- else what this client knows
-    local prompt = (type(p.prompt) == "string" and p.prompt ~= "") and p.prompt or self.prompts[p.turnId]
-    if prompt == nil and not protocol.is_null(p.queueId) then
-      prompt = self.queued_prompts[p.queueId]
-    end
-    self.prompts[p.turnId] = prompt
-    if self.title == nil and type(prompt) == "string" then
-      -- the server titles a session after its first prompt until renamed
-      self.title = session_rows.first_line(prompt)
-      self.transcript:set_title(self.title)
-    end
-    self.transcript:turn(p.turnId, prompt, type(p.context) == "table" and p.context or nil)
-  end
-end
-
-handlers["scv/assistant/delta"] = function(self, p, _, _, draw)
-  if draw then
-    self.transcript:delta(p.turnId, p.content)
-  end
-end
-
-handlers["scv/assistant/completed"] = function(self, p, _, _, draw)
-  if draw then
-    self.transcript:completed(p.turnId, p.content)
-    if p.interrupted == true then
-      self.transcript:notice("(response cut off)")
-    end
-  end
-end
-
-handlers["scv/tool/proposed"] = function(self, p, _, _, draw)
-  if draw then
-    self.transcript:tool(p.turnId, p.callId, { name = p.name, arguments = p.arguments, status = "proposed" })
-  end
-end
-
-handlers["scv/tool/started"] = function(self, p, _, _, draw)
-  if draw then
-    self.transcript:tool(p.turnId, p.callId, { name = p.name, status = "running" })
-  end
-end
-
-handlers["scv/tool/completed"] = function(self, p, _, _, draw)
-  if draw then
-    self.transcript:tool(p.turnId, p.callId, {
-      name = p.name,
-      status = p.success and "done" or "failed",
-      success = p.success == true,
-      output = type(p.output) == "string" and p.output or "",
-      truncated = p.truncated == true,
-    })
-  end
-end
-
-handlers["scv/approval/requested"] = function(self, p, fx, live, draw)
-  self.approval_calls[p.approvalId] = { p.turnId, p.callId }
-  if live and not index_of(self.approvals, "approvalId", p.approvalId) then
-    local a = vim.deepcopy(p)
-    self.approvals[#self.approvals + 1] = a
-    fx[#fx + 1] = { kind = "approval_requested", approval = a }
-  end
-  if draw then
-    self.transcript:tool(p.turnId, p.callId, { name = p.name, status = "awaiting approval", risk = p.risk })
-  end
-end
-
-local decision_status = {
-  approve = "approved",
-  deny = "denied",
-  ["approve-session"] = "approved for the session",
-}
-
-handlers["scv/approval/resolved"] = function(self, p, fx, live, draw)
-  if live then
-    local i = index_of(self.approvals, "approvalId", p.approvalId)
-    if i then
-      table.remove(self.approvals, i)
-    end
-    fx[#fx + 1] = { kind = "approval_resolved", approval_id = p.approvalId, decision = p.decision }
-  end
-  local call = self.approval_calls[p.approvalId]
-  if draw and call then
-    self.transcript:tool(call[1], call[2], { status = decision_status[p.decision] or tostring(p.decision), decision = p.decision })
-  end
-end
-
-handlers["scv/context/compacted"] = function(self, p, _, _, draw)
-  if draw then
-    self.transcript:notice(
-      string.format(
-        "context compacted: %s → %s tokens, %s messages removed",
-        tostring(p.beforeTokens),
-        tostring(p.afterTokens),
-        tostring(p.removedMessages)
-      )
-    )
-  end
-end
-
-handlers["scv/turn/completed"] = function(self, p, fx, live, draw)
-  self:_end_turn(p.turnId, fx, live)
-  local u = p.usage or {}
-  if draw then
-    self.usage.input = self.usage.input + (tonumber(u.inputTokens) or 0)
-    self.usage.output = self.usage.output + (tonumber(u.outputTokens) or 0)
-    self.transcript:completed_if_open(p.turnId)
-    self.transcript:notice(
-      string.format(
-        "usage: %d input · %d output tokens · %d steps",
-        tonumber(u.inputTokens) or 0,
-        tonumber(u.outputTokens) or 0,
-        tonumber(p.steps) or 0
-      )
-    )
-  end
-end
-
-handlers["scv/turn/cancelled"] = function(self, p, fx, live, draw)
-  self:_end_turn(p.turnId, fx, live)
-  if draw then
-    self.transcript:completed_if_open(p.turnId)
-    self.transcript:notice("turn cancelled")
-  end
-end
-
-handlers["scv/turn/failed"] = function(self, p, fx, live, draw)
-  self:_end_turn(p.turnId, fx, live)
-  if draw then
-    self.transcript:completed_if_open(p.turnId)
-    if p.code == protocol.INTERRUPTED then
-      self.transcript:notice("turn interrupted by a restart: " .. tostring(p.message))
-    else
-      self.transcript:notice(string.format("turn failed (%s): %s", tostring(p.code), tostring(p.message)))
-    end
-  end
-end
-
-handlers["scv/queue/snapshot"] = function(self, p, fx, live)
-  self:_remember_entries(p.entries)
-  if live then
-    self:set_queue(p.entries, p.paused)
-    fx[#fx + 1] = { kind = "queue" }
-  end
-end
-
-handlers["scv/queue/enqueued"] = function(self, p, fx, live)
-  local e = p.entry or {}
-  self:_remember_entries({ e })
-  if live and e.queueId then
-    local i = index_of(self.queue, "queueId", e.queueId)
-    if i then
-      table.remove(self.queue, i)
-    end
-    local pos = (tonumber(p.position) or #self.queue) + 1
-    pos = math.max(1, math.min(pos, #self.queue + 1))
-    table.insert(self.queue, pos, copy_entry(e))
-    fx[#fx + 1] = { kind = "queue" }
-  end
-end
-
-handlers["scv/queue/updated"] = function(self, p, fx, live)
-  local e = p.entry or {}
-  self:_remember_entries({ e })
-  if live then
-    local i = index_of(self.queue, "queueId", e.queueId)
-    if i then
-      self.queue[i] = copy_entry(e)
-      fx[#fx + 1] = { kind = "queue" }
-    end
-  end
-end
-
-handlers["scv/queue/moved"] = function(self, p, fx, live)
-  if live then
-    local i = index_of(self.queue, "queueId", p.queueId)
-    if i then
-      local e = table.remove(self.queue, i)
-      e.revision = p.revision or e.revision
-      local pos = (tonumber(p.position) or #self.queue) + 1
-      pos = math.max(1, math.min(pos, #self.queue + 1))
-      table.insert(self.queue, pos, e)
-      fx[#fx + 1] = { kind = "queue" }
-    end
-  end
-end
-
-handlers["scv/queue/removed"] = function(self, p, fx, live)
-  drop_queued(self, p.queueId, fx, live)
-end
-
-handlers["scv/queue/dequeued"] = function(self, p, fx, live)
-  local prompt = self.queued_prompts[p.queueId]
-  if prompt ~= nil and p.turnId and self.prompts[p.turnId] == nil then
-    self.prompts[p.turnId] = prompt
-    self.transcript:set_prompt(p.turnId, prompt)
-  end
-  drop_queued(self, p.queueId, fx, live)
-end
-
-handlers["scv/session/paused"] = function(self, p, fx, live)
-  if live then
-    self.paused = p.paused == true
-    fx[#fx + 1] = { kind = "queue" }
-  end
-end
-
-handlers["scv/session/cleared"] = function(self, _, fx, live, draw)
-  if live then
-    self.queue = {}
-    fx[#fx + 1] = { kind = "queue" }
-  end
-  if draw then
-    self.transcript:reset()
-    self.transcript:header(self.session_id, self.cwd, self.model, self.title)
-    self.transcript:notice("session cleared")
-  end
-  fx[#fx + 1] = { kind = "cleared" }
-end
-
-handlers["scv/session/restored"] = function(self, p, fx, live, draw)
-  if live then
-    self.paused = p.paused == true
-    fx[#fx + 1] = { kind = "queue" }
-  end
-  if draw then
-    self.transcript:notice(restored_text(p))
-  end
-end
-
--- replayed renames too: the last one drawn is the title
-handlers["scv/session/renamed"] = function(self, p, _, _, draw)
-  if draw and type(p.title) == "string" then
-    self.title = p.title
-    self.transcript:set_title(p.title)
-  end
-end
-
-handlers["scv/session/closed"] = function(self, _, fx, live, draw)
-  if live then
-    self.closed = true
-    self.run = "idle"
-    self.turn_id = nil
-    self.queue = {}
-    for _, a in ipairs(self.approvals) do
-      fx[#fx + 1] = { kind = "approval_resolved", approval_id = a.approvalId, decision = "closed" }
-    end
-    self.approvals = {}
-    fx[#fx + 1] = { kind = "closed" }
-  end
-  if draw then
-    self.transcript:notice("session closed")
-  end
-end
-
-handlers["scv/mcp/status"] = function(self, p, _, live)
-  if live then
-    self.mcp[p.name] = { state = p.state, error = (not protocol.is_null(p.error)) and p.error or nil }
-  end
-end
+local util = { copy_entry = copy_entry, index_of = index_of, drop_queued = drop_queued }
+require("scv.state_turn")(handlers, util)
+require("scv.state_tools")(handlers, util)
+require("scv.state_queue")(handlers, util)
+require("scv.state_session")(handlers, util)
 
 --- One line per MCP server of the session, by name: "name: state (error)".
 function State:mcp_lines()
@@ -503,7 +250,26 @@ function State:status()
   elseif #self.approvals > 0 then
     state = "approval"
   end
-  return { state = state, queued = #self.queue, paused = self.paused }
+  local u = self.usage
+  local max = u.context_max or self.context_max_tokens
+  return {
+    state = state,
+    queued = #self.queue,
+    paused = self.paused,
+    -- nil until the server said (scv/session/usage)
+    context_percent = (u.context and max and max > 0) and math.floor(u.context * 100 / max + 0.5) or nil,
+    tokens = u.from_server and (u.input + u.output) or nil,
+  }
+end
+
+--- 950, 12.3k, 1.2M: a token count short enough for a statusline.
+function M.short_count(n)
+  if n < 1000 then
+    return tostring(n)
+  elseif n < 1000000 then
+    return (string.format("%.1fk", n / 1000):gsub("%.0k$", "k"))
+  end
+  return (string.format("%.1fM", n / 1000000):gsub("%.0M$", "M"))
 end
 
 --- The pending approval with this id, if any.
@@ -528,6 +294,12 @@ M.format_status = function(st)
   end
   if st.queued > 0 then
     s = string.format("%s · %d queued", s, st.queued)
+  end
+  if st.context_percent then
+    s = string.format("%s · ctx %d%%", s, st.context_percent)
+  end
+  if st.tokens then
+    s = string.format("%s · %s tok", s, M.short_count(st.tokens))
   end
   return s
 end

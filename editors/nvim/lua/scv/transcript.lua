@@ -17,6 +17,7 @@ M.TOOL_BODY = "│ "
 local function split_lines(text)
   return vim.split(text, "\n", { plain = true })
 end
+M._split_lines = split_lines
 
 -- Pieces of a text block's last line wait in `pending` until someone reads
 -- the lines: appending to one long line piece by piece would copy it whole
@@ -42,6 +43,11 @@ function M.new()
     -- tool blocks by callId, assistant blocks by turnId (the open one)
     tools = {},
     open_text = {},
+    open_reasoning = {},
+    turns = {},
+    plans = {},
+    -- blocks whose lines are rendered by block.render() before they are read
+    stale_blocks = {},
   }, Transcript)
 end
 
@@ -55,6 +61,11 @@ function Transcript:_mark(index, line)
 end
 
 function Transcript:_push(block)
+  local last = self.blocks[#self.blocks]
+  if last and last.kind == "reasoning" and not last.closed then
+    -- thinking ends where anything else begins: close its fold
+    self:_close_text(last)
+  end
   table.insert(self.blocks, block)
   block.index = #self.blocks
   self:_mark(block.index, 1)
@@ -73,6 +84,10 @@ function Transcript:reset()
   self.head = nil
   self.tools = {}
   self.open_text = {}
+  self.open_reasoning = {}
+  self.stale_blocks = {}
+  self.turns = {}
+  self.plans = {}
   self.dirty_block, self.dirty_line = nil, nil
   self.full = true
 end
@@ -166,6 +181,15 @@ function Transcript:header(session_id, cwd, model, title)
   self.head = self:_push(h)
 end
 
+--- The session's model changed (scv/session/configured).
+function Transcript:set_model(model)
+  local h = self.head
+  if h and model and h.model ~= model and self.blocks[h.index] == h then
+    h.model = model
+    self:_replace(h, header_lines(h))
+  end
+end
+
 --- The session was renamed (or its title became known).
 function Transcript:set_title(title)
   local h = self.head
@@ -199,8 +223,8 @@ function M.attachment_label(c)
   return string.format("%s:%d", name, first)
 end
 
-local function prompt_lines(prompt, context)
-  local lines = { "## You" }
+local function prompt_lines(prompt, context, reverted)
+  local lines = { reverted and "## You — reverted" or "## You" }
   if prompt then
     vim.list_extend(lines, split_lines(prompt))
   else
@@ -218,11 +242,12 @@ local function prompt_lines(prompt, context)
   return lines
 end
 
+M._prompt_lines = prompt_lines
+
 --- A new turn; prompt may be nil when this client did not send it and the
 --- server did not say.
 function Transcript:turn(turn_id, prompt, context)
   local block = self:_push({ kind = "turn", turn_id = turn_id, prompt = prompt, context = context, lines = prompt_lines(prompt, context) })
-  self.turns = self.turns or {}
   self.turns[turn_id] = block
 end
 
@@ -231,7 +256,7 @@ function Transcript:set_prompt(turn_id, prompt)
   local block = self.turns and self.turns[turn_id]
   if block and block.prompt ~= prompt then
     block.prompt = prompt
-    self:_replace(block, prompt_lines(prompt, block.context))
+    self:_replace(block, prompt_lines(prompt, block.context, block.reverted))
   end
 end
 
@@ -259,19 +284,36 @@ function Transcript:_text_block(turn_id)
   return block
 end
 
+--- The block's content changed: render it (once) before lines are read, so
+--- a block updated many times between two flushes costs one rendering.
+function Transcript:_stale(block)
+  if not block.stale then
+    block.stale = true
+    self.stale_blocks[#self.stale_blocks + 1] = block
+  end
+  self:_mark(block.index, 1)
+end
+
 function Transcript:_settle_open()
   for _, block in pairs(self.open_text) do
     settle(block)
   end
+  for _, block in pairs(self.open_reasoning or {}) do
+    settle(block)
+  end
+  local stale = self.stale_blocks
+  if #stale > 0 then
+    self.stale_blocks = {}
+    for _, block in ipairs(stale) do
+      block.stale = false
+      block.lines = block.render()
+    end
+  end
 end
 
---- Streamed assistant text.
-function Transcript:delta(turn_id, content)
-  if content == nil or content == "" then
-    return
-  end
-  local block = self:_text_block(turn_id)
-  block.chunks[#block.chunks + 1] = content
+-- Appends streamed text to a block: pieces of the last line wait in
+-- `pending`; each new line starts with prefix.
+local function stream(self, block, content, prefix)
   local lines = block.lines
   self:_mark(block.index, #lines)
   if not content:find("\n", 1, true) then
@@ -282,8 +324,19 @@ function Transcript:delta(turn_id, content)
   local parts = split_lines(content)
   lines[#lines] = lines[#lines] .. parts[1]
   for i = 2, #parts do
-    lines[#lines + 1] = parts[i]
+    lines[#lines + 1] = prefix .. parts[i]
   end
+end
+M._stream = stream
+
+--- Streamed assistant text.
+function Transcript:delta(turn_id, content)
+  if content == nil or content == "" then
+    return
+  end
+  local block = self:_text_block(turn_id)
+  block.chunks[#block.chunks + 1] = content
+  stream(self, block, content, "")
 end
 
 --- The full text of one assistant message: closes the open text block, and
@@ -315,83 +368,12 @@ function Transcript:completed_if_open(turn_id)
   end
 end
 
-local function tool_lines(t)
-  local status = t.status
-  if t.risk and t.status == "awaiting approval" then
-    status = string.format("awaiting approval (%s)", t.risk)
-  end
-  local lines = { string.format("%s%s [%s] — %s", M.TOOL_HEADER, t.name or "tool", t.call_id, status) }
-  local body = M.TOOL_BODY
-  local ok, args = pcall(vim.json.decode, t.arguments or "")
-  if ok and type(args) == "table" and args[1] == nil then
-    local keys = vim.tbl_keys(args)
-    table.sort(keys)
-    for _, k in ipairs(keys) do
-      local v = args[k]
-      if type(v) ~= "string" then
-        v = vim.json.encode(v)
-      end
-      local vl = split_lines(v)
-      if #vl == 1 then
-        lines[#lines + 1] = string.format("%s%s: %s", body, k, vl[1])
-      else
-        lines[#lines + 1] = string.format("%s%s:", body, k)
-        for _, l in ipairs(vl) do
-          lines[#lines + 1] = body .. "  " .. l
-        end
-      end
-    end
-  elseif t.arguments and t.arguments ~= "" then
-    for _, l in ipairs(split_lines(t.arguments)) do
-      lines[#lines + 1] = body .. l
-    end
-  end
-  if t.decision then
-    lines[#lines + 1] = body .. "decision: " .. t.decision
-  end
-  if t.output then
-    lines[#lines + 1] = body .. (t.success and "output:" or "output (failed):")
-    local out = t.output
-    if out:sub(-1) == "\n" then
-      out = out:sub(1, -2)
-    end
-    for _, l in ipairs(split_lines(out)) do
-      lines[#lines + 1] = body .. "  " .. l
-    end
-    if t.truncated then
-      lines[#lines + 1] = body .. "(output truncated)"
-    end
-  end
-  lines[#lines + 1] = ""
-  return lines
-end
-
---- A tool call; later calls for the same call of the same turn update the
---- same block (call ids are only unique within a turn).
----@param turn_id string
----@param call_id string
----@param fields table name, arguments, status, risk, decision, output, success, truncated
-function Transcript:tool(turn_id, call_id, fields)
-  local key = tostring(turn_id) .. "\0" .. tostring(call_id)
-  local t = self.tools[key]
-  if t == nil then
-    t = { call_id = call_id, status = "proposed" }
-    for k, v in pairs(fields) do
-      t[k] = v
-    end
-    t.block = self:_push({ kind = "tool", lines = tool_lines(t) })
-    self.tools[key] = t
-    return
-  end
-  for k, v in pairs(fields) do
-    t[k] = v
-  end
-  self:_replace(t.block, tool_lines(t))
-end
-
 --- A one-line note (usage, cancellation, failure, compaction …).
 function Transcript:notice(text)
   self:_push({ kind = "notice", lines = { "_" .. text .. "_", "" } })
 end
+
+require("scv.transcript_tools")(Transcript, M)
+require("scv.transcript_turns")(Transcript, M)
 
 return M

@@ -64,6 +64,7 @@ function View:_ensure_buffer()
   vim.bo[buf].swapfile = false
   vim.bo[buf].undolevels = -1
   vim.bo[buf].filetype = "markdown"
+  self.treesitter = compat.markdown_highlight(buf)
   vim.bo[buf].modifiable = false
   -- a reused or new buffer holds nothing we know of: draw it all
   self.o.model:mark_full()
