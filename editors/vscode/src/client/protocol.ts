@@ -1,5 +1,19 @@
 // Types and names of the scv wire protocol, version 1 (client side).
 // Kept free of any `vscode` import so the core can be tested in plain node.
+// The types of issue 12 and 13 (steer, configure, reasoning, live output, plans,
+// usage, checkpoints) are in protocolTurn.ts; every name is here.
+
+import type {
+  AssistantReasoning,
+  PlanUpdated,
+  SessionConfigured,
+  SessionUsage,
+  ToolOutput,
+  TurnChangesEvent,
+  TurnReverted,
+  TurnSteered,
+} from "./protocolTurn";
+export * from "./protocolTurn";
 
 export const PROTOCOL_VERSION = 1;
 
@@ -23,6 +37,11 @@ export const Methods = {
   approvalResolve: "scv/approval/resolve",
   daemonStatus: "scv/daemon/status",
   mcpList: "scv/mcp/list",
+  turnSteer: "scv/turn/steer",
+  sessionConfigure: "scv/session/configure",
+  modelList: "scv/model/list",
+  turnChanges: "scv/turn/changes",
+  turnRevert: "scv/turn/revert",
 } as const;
 
 export const Notifications = {
@@ -52,6 +71,15 @@ export const Notifications = {
   mcpStatus: "scv/mcp/status",
   sessionLagged: "scv/session/lagged",
   sessionGap: "scv/session/gap",
+  turnSteered: "scv/turn/steered",
+  sessionConfigured: "scv/session/configured",
+  assistantReasoning: "scv/assistant/reasoning",
+  toolOutput: "scv/tool/output",
+  planUpdated: "scv/plan/updated",
+  sessionUsage: "scv/session/usage",
+  /** Same name as the request: the event says which files a finished turn changed. */
+  turnChangesEvent: "scv/turn/changes",
+  turnReverted: "scv/turn/reverted",
 } as const;
 
 export type NotificationMethod = (typeof Notifications)[keyof typeof Notifications];
@@ -178,6 +206,8 @@ export interface ApprovalRequested extends EventBase {
   risk: Risk;
   cwd: string;
   summary: string;
+  /** A rule such as "shell:go test *" the user may allow for good; absent when none fits. */
+  suggestedRule?: string;
 }
 export interface ApprovalResolved extends EventBase { turnId: string; approvalId: string; decision: Decision }
 export interface ContextCompacted extends EventBase {
@@ -239,6 +269,14 @@ export interface NotificationParams {
   "scv/mcp/status": McpStatus;
   "scv/session/lagged": SessionLagged;
   "scv/session/gap": SessionGap;
+  "scv/turn/steered": TurnSteered;
+  "scv/session/configured": SessionConfigured;
+  "scv/assistant/reasoning": AssistantReasoning;
+  "scv/tool/output": ToolOutput;
+  "scv/plan/updated": PlanUpdated;
+  "scv/session/usage": SessionUsage;
+  "scv/turn/changes": TurnChangesEvent;
+  "scv/turn/reverted": TurnReverted;
 }
 
 /** One server notification as it came off the wire. */
