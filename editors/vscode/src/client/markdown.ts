@@ -33,11 +33,11 @@ hljs.registerAliases(["toml"], { languageName: "ini" });
 hljs.registerAliases(["html", "svg"], { languageName: "xml" });
 hljs.registerAliases(["golang"], { languageName: "go" });
 
-const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
+// markdown-it's linkify is off: it makes web links of bare names (notes.md →
+// http://notes.md) and costs most of the render; web links are found below.
+const md = new MarkdownIt({ html: false, linkify: false, breaks: false });
 type StateCore = Parameters<Parameters<typeof md.core.ruler.push>[1]>[0];
 type Token = StateCore["tokens"][number];
-// Bare names like notes.md or example.com are not web links; only text with a scheme is.
-md.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
 
 /** Extensions of bare file names (no slash, no line) taken as paths. */
 const FILE_EXTENSIONS = new Set(
@@ -46,8 +46,10 @@ const FILE_EXTENSIONS = new Set(
 );
 
 const WEB = /^https?:\/\//i;
-/** A run of path characters, with an optional :line or :line:col. */
-const CANDIDATE = /(?<![\w@/.:~-])(?:~?\/)?[\w.~-]+(?:\/[\w.~-]+)*(?::(\d+)(?::\d+)?)?/g;
+/** An http(s) URL, or names joined by dots or slashes, with an optional :line or :line:col. */
+const CANDIDATE = /\bhttps?:\/\/[^\s<>"'`]+|(?<![\w@/.:~-])(?:\.{1,2}\/|~?\/)?[\w~-]+(?:[./][\w~-]+)+(?::\d+(?::\d+)?)?/gi;
+/** Punctuation that ends a sentence, not a URL. */
+const URL_TAIL = /[.,;:!?)\]}]+$/;
 
 export interface FileRef {
   path: string;
@@ -74,20 +76,35 @@ function fileLinkOpen(state: StateCore, ref: FileRef): Token {
   return t;
 }
 
-/** Splits a text token at the paths it names. */
+function webLinkOpen(state: StateCore, href: string): Token {
+  const t = new state.Token("link_open", "a", 1);
+  t.attrSet("href", href);
+  t.meta = {};
+  return t;
+}
+
+/** Splits a text token at the http(s) URLs and paths it names. */
 function linkPaths(state: StateCore, token: Token): Token[] {
   const out: Token[] = [];
   let last = 0;
   const text = token.content;
   for (const m of text.matchAll(CANDIDATE)) {
     let found = m[0];
-    const ref = fileRef(found);
-    if (!ref) continue;
-    // A sentence's full stop is not part of the name.
-    if (ref.line === undefined) found = found.replace(/\.+$/, "");
+    let open: Token;
+    if (WEB.test(found)) {
+      found = found.replace(URL_TAIL, "");
+      // Taken as written (the renderer escapes it): normalizeLink's punycode pass costs more than the whole parse.
+      open = webLinkOpen(state, found);
+    } else {
+      const ref = fileRef(found);
+      if (!ref) continue;
+      // A sentence's full stop is not part of the name.
+      if (ref.line === undefined) found = found.replace(/\.+$/, "");
+      open = fileLinkOpen(state, ref);
+    }
     const at = m.index ?? 0;
     if (at > last) out.push(textToken(state, text.slice(last, at)));
-    out.push(fileLinkOpen(state, ref), textToken(state, found), new state.Token("link_close", "a", -1));
+    out.push(open, textToken(state, found), new state.Token("link_close", "a", -1));
     last = at + found.length;
   }
   if (last === 0) return [token];

@@ -4,7 +4,7 @@
 import { escapeHtml, escapeText } from "./escape";
 import { renderMarkdown } from "./markdown";
 import { INTERRUPTED, type ContextRef, type Decision, type PlanStatus, type PlanStep } from "./protocol";
-import type { ApprovalView, Block, ToolBlock, ToolStatus, TurnEntry } from "./state";
+import type { ApprovalView, Block, TextBlock, ToolBlock, ToolStatus, TurnEntry } from "./state";
 
 /** Tool output longer than this is cut in the card (the full text stays in the state). */
 export const MAX_RENDERED_OUTPUT_CHARS = 20_000;
@@ -116,13 +116,23 @@ function renderTool(b: ToolBlock, pendingIds: Set<string>): string {
   );
 }
 
+/** HTML of finished messages by their (immutable) block: a running turn re-renders its earlier messages often. */
+const doneTexts = new WeakMap<TextBlock, string>();
+
+function renderText(b: TextBlock): string {
+  const cached = b.done ? doneTexts.get(b) : undefined;
+  if (cached !== undefined) return cached;
+  const html =
+    `<div class="assistant markdown${b.done ? "" : " streaming"}">${renderMarkdown(b.text)}</div>` +
+    (b.interrupted ? `<div class="cut-off">response cut off</div>` : "");
+  if (b.done) doneTexts.set(b, html);
+  return html;
+}
+
 function renderBlock(b: Block, pendingIds: Set<string>, foldId: string): string {
   switch (b.kind) {
     case "text":
-      return (
-        `<div class="assistant markdown${b.done ? "" : " streaming"}">${renderMarkdown(b.text)}</div>` +
-        (b.interrupted ? `<div class="cut-off">response cut off</div>` : "")
-      );
+      return renderText(b);
     case "tool":
       return renderTool(b, pendingIds);
     case "notice":
@@ -228,7 +238,21 @@ function renderFooter(t: TurnEntry): string {
   return "";
 }
 
+/**
+ * HTML of ended turns by their (immutable) state: the chat re-renders while text
+ * streams, and the long answers of earlier turns need not be rendered again.
+ */
+const endedTurns = new WeakMap<TurnEntry, string>();
+
 export function renderTurn(t: TurnEntry, pendingIds: Set<string>): string {
+  // An ended turn has no pending approval, so its HTML depends on the entry alone.
+  if (t.status === "running") return renderTurnNow(t, pendingIds);
+  let html = endedTurns.get(t);
+  if (html === undefined) endedTurns.set(t, (html = renderTurnNow(t, pendingIds)));
+  return html;
+}
+
+function renderTurnNow(t: TurnEntry, pendingIds: Set<string>): string {
   const prompt = (t.prompt !== undefined ? `<div class="prompt">${escapeText(t.prompt)}</div>` : "") + renderContext(t.context);
   const blocks = t.blocks.map((b, i) => renderBlock(b, pendingIds, `${t.turnId}#${i}`)).join("");
   const reverted = t.reverted ? `<div class="reverted-mark">This turn was undone.</div>` : "";
