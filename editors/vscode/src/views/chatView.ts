@@ -102,7 +102,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     switch (msg.type) {
       case "ready":
         this.renderNow();
-        this.showAttachments();
+        if (this.attachments.length) this.showAttachments(); // a reloaded webview lost its chips
         return;
       case "send": {
         const context = this.attachments.length ? this.attachments : undefined;
