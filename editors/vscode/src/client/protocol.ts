@@ -322,6 +322,10 @@ export interface Snapshot {
   limits: Limits;
   /** Absent from servers older than durable sessions. */
   title?: string;
+  /** The last scv/session/usage and scv/plan/updated, so a window that attaches late shows them (newer servers). */
+  usage?: Omit<SessionUsage, "sessionId" | "seq">;
+  plan?: Omit<PlanUpdated, "sessionId" | "seq">;
+  approvalPolicy?: ApprovalPolicy;
 }
 
 /** `stored`: on disk, not loaded by the server. */

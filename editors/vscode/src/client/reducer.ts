@@ -94,6 +94,8 @@ function applySnapshot(state: SessionState | undefined, snap: Snapshot, afterSeq
     approvals: snap.pendingApprovals.map((a) => ({ ...a })),
     contextMaxTokens: snap.contextMaxTokens,
     limits: snap.limits,
+    usage: snap.usage ? usageOf(snap.usage) : base.usage,
+    approvalPolicy: snap.approvalPolicy ?? base.approvalPolicy,
     closed: false,
     resync: undefined,
     queuedPrompts: rememberPrompts(base.queuedPrompts, snap.queue.entries),
@@ -107,6 +109,8 @@ function applySnapshot(state: SessionState | undefined, snap: Snapshot, afterSeq
     if (snap.state === "running" && snap.turnId) next = ensureTurn(next, snap.turnId);
     for (const a of next.approvals) next = attachApproval(next, a);
   }
+  const plan = snap.plan;
+  if (plan && findTurn(next, plan.turnId)) next = updateTurn(next, plan.turnId, (t) => ({ ...t, plan: plan.steps.map((s) => ({ ...s })) }));
   return settle(next);
 }
 
@@ -291,6 +295,10 @@ function applyEffects(state: SessionState, event: ServerEvent, live: boolean): S
       if (TURN_EVENTS.has(event.method)) return reduceTurnEvent(state, event, live);
       return state; // lagged and gap are handled before; anything newer is ignored
   }
+}
+
+function usageOf(u: NonNullable<Snapshot["usage"]>): NonNullable<SessionState["usage"]> {
+  return { inputTokens: u.inputTokens, outputTokens: u.outputTokens, contextTokens: u.contextTokens, contextMaxTokens: u.contextMaxTokens };
 }
 
 function copyContextRef(c: ContextRef): ContextRef {

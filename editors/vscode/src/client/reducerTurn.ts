@@ -61,6 +61,7 @@ export function reduceTurnEvent(state: SessionState, event: ServerEvent, live: b
       return updateTurn(ensureTurn(state, p.turnId), p.turnId, (t) => ({ ...t, plan: p.steps.map((s) => ({ ...s })) }));
     }
     case "scv/session/usage": {
+      // Replayed ones too: the last applied is the newest.
       const { inputTokens, outputTokens, contextTokens, contextMaxTokens } = event.params;
       return { ...state, usage: { inputTokens, outputTokens, contextTokens, contextMaxTokens } };
     }

@@ -99,4 +99,21 @@ describe("reducer: richer turns", () => {
     assert.equal(turnOf(s, "t2").reverted, true);
     assert.equal(turnOf(s).revertConflicts, undefined, "a revert that went through clears the conflicts");
   });
+
+  it("takes usage, plan and policy from a snapshot, for a window that attaches late", () => {
+    const s = reduce(undefined, {
+      type: "snapshot",
+      snapshot: snapshot({
+        seq: 9,
+        state: "running",
+        turnId: "t4",
+        approvalPolicy: "always",
+        usage: { turnId: "t4", inputTokens: 900, outputTokens: 100, contextTokens: 500, contextMaxTokens: 1000 },
+        plan: { turnId: "t4", steps: [{ step: "read", status: "completed" }, { step: "write", status: "in_progress" }] },
+      }),
+    });
+    assert.equal(usageText(s), "ctx 50% · 1.0k tok");
+    assert.equal(s.approvalPolicy, "always");
+    assert.deepEqual(turnOf(s, "t4").plan?.map((p) => p.step), ["read", "write"]);
+  });
 });
