@@ -135,7 +135,8 @@ export class SessionStore {
   /** Starts a session and makes it current. */
   async start(params: SessionStartParams): Promise<SessionState> {
     const snap = await this.conn.startSession(params);
-    return this.adopt(snap);
+    // The policy asked for is the one in force (a refused one fails the start); show it until a configure says otherwise.
+    return this.adopt(snap.approvalPolicy || !params.approvalPolicy ? snap : { ...snap, approvalPolicy: params.approvalPolicy });
   }
 
   private adopt(snap: Snapshot, afterSeq?: number): SessionState {

@@ -51,6 +51,13 @@ describe("SessionStore: configure, models, allow rules", () => {
     assert.deepEqual(peer.called("scv/model/list")[0].params, { sessionId: "s1" });
   });
 
+  it("a session started with a policy shows it before any configure", async () => {
+    const peer = new FakePeer({ "scv/session/start": () => snapshot({ seq: 0 }) });
+    const store = new SessionStore(new ScvConnection(peer));
+    await store.start({ cwd: "/work/demo", approvalPolicy: "always" });
+    assert.equal(store.state?.approvalPolicy, "always");
+  });
+
   it("allowAlways approves with allowRule and returns where the rule was written", async () => {
     const { peer, store } = await running({ "scv/approval/resolve": () => ({ ruleAddedTo: "/home/u/.config/scv/config.toml" }) });
     assert.deepEqual(await store.allowAlways("a1", "shell:go test *"), { ruleAddedTo: "/home/u/.config/scv/config.toml" });
