@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import { JSDOM } from "jsdom";
 import { renderMarkdown } from "../../src/client/markdown";
 import { reduce, reduceAll } from "../../src/client/reducer";
+import { MAX_LIVE_OUTPUT_CHARS } from "../../src/client/reducerTurn";
 import { renderChat } from "../../src/client/render";
 import { ev, load } from "../helpers/fixtures";
 
@@ -41,6 +42,25 @@ describe("renderChat: richer turns", () => {
     s = reduce(s, ev("scv/tool/output", { sessionId: "s1", seq: s.seq + 1, turnId: "t1", callId: "c1", chunk: "y".repeat(200_000) }));
     doc = dom(renderChat(s)).document;
     assert.match(doc.querySelector(".tool .truncated")?.textContent ?? "", /earlier characters not shown/);
+  });
+
+  it("holds a bounded HTML with 10 MB of live output, whatever the chunking", () => {
+    let s = reduceAll(undefined, upTo("scv/tool/output"));
+    const chunk = "ok  \tscv/pkg\t0.01s\n".repeat(512); // ~10 KB
+    for (let i = 0; i < 1000; i++) s = reduce(s, ev("scv/tool/output", { sessionId: "s1", seq: s.seq + 1, turnId: "t1", callId: "c1", chunk }));
+    const html = renderChat(s);
+    assert.ok(html.length < 2 * MAX_LIVE_OUTPUT_CHARS + 20_000, `${html.length} chars of HTML`);
+  });
+
+  it("is usable with the keyboard alone: every action is a button, every link has an href", () => {
+    let s = reduceAll(undefined, actions);
+    s = reduce(s, { type: "revertConflicts", turnId: "t1", conflicts: [{ path: "notes.md", diff: "-a\n+b\n" }] });
+    const doc = dom(renderChat(s) + renderChat(reduceAll(undefined, upTo("scv/approval/requested")))).document;
+    const actionable = [...doc.querySelectorAll("[data-action]")];
+    assert.ok(actionable.length >= 8);
+    for (const el of actionable) assert.equal(el.tagName, "BUTTON", el.outerHTML.slice(0, 80));
+    for (const a of doc.querySelectorAll("a")) assert.ok(a.hasAttribute("href"), a.outerHTML);
+    for (const d of doc.querySelectorAll("details")) assert.equal(d.firstElementChild?.tagName, "SUMMARY");
   });
 
   it("offers Always allow with the suggested rule on a pending approval", () => {
