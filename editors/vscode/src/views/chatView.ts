@@ -2,6 +2,7 @@
 // webview batches again per animation frame), announces news to screen readers,
 // and turns the webview's messages into store calls and commands.
 import { randomBytes } from "node:crypto";
+import { performance } from "node:perf_hooks";
 import * as vscode from "vscode";
 import { announcement } from "../client/announce";
 import { attachmentChips, parseChatMessage, toAttachments, type ChatMessage } from "../client/chatMessages";
@@ -15,6 +16,11 @@ import { allowAlways, openAnswerFile, openTurnDiff, pickModel, pickPolicy, undoT
 
 /** At most one render per this many milliseconds while deltas stream in. */
 export const RENDER_INTERVAL_MS = 50;
+/**
+ * The pause after a render is at least this many times the render's own time: a
+ * very long answer renders more slowly, and the host must not spend itself on it.
+ */
+export const RENDER_BACKOFF = 2;
 
 const DECISIONS: Record<string, Decision> = { approve: "approve", deny: "deny", "approve-session": "approve-session" };
 
@@ -30,6 +36,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly id = "scv.chat";
   private view: vscode.WebviewView | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** The pause before the next render: RENDER_INTERVAL_MS, or longer after a slow render. */
+  private interval = RENDER_INTERVAL_MS;
   private readonly subs: vscode.Disposable[] = [];
   private readonly diffs = new TurnDiffs();
   /** The state last shown, to tell what to announce. */
@@ -78,7 +86,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.renderNow();
-    }, RENDER_INTERVAL_MS);
+    }, this.interval);
   }
 
   private renderNow(): void {
@@ -86,7 +94,10 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     const announce = announcement(this.shown, state);
     this.shown = state;
     const running = state !== undefined && state.status === "running" && !state.closed;
-    void this.view?.webview.postMessage({ type: "render", html: renderChat(state), running, announce });
+    const started = performance.now();
+    const html = renderChat(state);
+    this.interval = Math.max(RENDER_INTERVAL_MS, RENDER_BACKOFF * (performance.now() - started));
+    void this.view?.webview.postMessage({ type: "render", html, running, announce });
   }
 
   private showAttachments(): void {
