@@ -72,6 +72,8 @@ function refocus(key: string | undefined): void {
       return;
     }
   }
+  // The control is gone (an answered approval's buttons): the prompt box, not the page, gets the focus.
+  prompt.focus();
 }
 
 let pending: RenderMessage | undefined;

@@ -42,6 +42,14 @@ describe("webview: rendering under load", () => {
     assert.equal(now.dataset.approvalId, "a1");
   });
 
+  it("puts the focus in the prompt box when the focused control goes away", () => {
+    const { doc, render } = boot();
+    render(pending);
+    doc.querySelector<HTMLButtonElement>('button[data-action="approve"]')!.focus();
+    render(done);
+    assert.equal(doc.activeElement?.id, "prompt");
+  });
+
   it("announces news in the live region", () => {
     const { doc, render } = boot();
     const region = doc.getElementById("announcer")!;
