@@ -62,10 +62,12 @@ export function fileRef(text: string): FileRef | undefined {
   if (!m) return undefined;
   const path = m[1].replace(/\.+$/, "");
   const line = m[2] ? Number(m[2]) : undefined;
-  if (!path || path.includes("://") || /^[a-z][a-z0-9+.-]*:/i.test(path)) return undefined;
+  if (!path || /\s/.test(path) || path.includes("://") || /^[a-z][a-z0-9+.-]*:/i.test(path)) return undefined;
   const base = path.split("/").pop() ?? "";
   const ext = /\.([A-Za-z][A-Za-z0-9]{0,9})$/.exec(base)?.[1];
-  if (!ext || base.startsWith(".") && base.indexOf(".", 1) < 0 && !path.includes("/")) return undefined;
+  if (!ext) return undefined;
+  // A bare dotfile name (".env") is more often a word than a file to open.
+  if (base.startsWith(".") && base.indexOf(".", 1) < 0 && !path.includes("/")) return undefined;
   if (!path.includes("/") && line === undefined && !FILE_EXTENSIONS.has(ext.toLowerCase())) return undefined;
   return line ? { path, line } : { path };
 }

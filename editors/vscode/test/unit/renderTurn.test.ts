@@ -132,6 +132,10 @@ describe("issue 14 bug 2: links in answers", () => {
     ]);
   });
 
+  it("code that is not a path stays code", () => {
+    assert.deepEqual(links("Run `cat a.go`, `fmt.Println` and `go test ./...`, not e.g. v1.2.3"), []);
+  });
+
   it("only http(s) URLs are web links; domains without a scheme and other schemes are text", () => {
     assert.deepEqual(links("Docs at https://go.dev/doc and example.com, e.g. v1.2.3"), [
       { text: "https://go.dev/doc", href: "https://go.dev/doc", path: undefined, line: undefined },
