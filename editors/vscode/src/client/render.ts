@@ -46,29 +46,46 @@ function orphanApprovals(state: SessionState): ApprovalRequested[] {
   return state.approvals.filter((a) => !carded.has(a.approvalId));
 }
 
+const EMPTY =
+  `<div class="empty">No SCV session in this window.` +
+  `<div><button data-action="new-session">New Session</button> ` +
+  `<button class="secondary" data-action="open-session">Open Session…</button> ` +
+  `<button class="secondary" data-action="attach-session">Attach to Session</button></div></div>`;
+
+/**
+ * The chat in keyed pieces: the header, then one element per transcript entry
+ * (and per orphan approval). The webview replaces only the pieces whose HTML
+ * changed, so a streaming turn does not rebuild the DOM of a long transcript.
+ */
+export interface ChatParts {
+  header: string;
+  items: Array<{ key: string; html: string }>;
+}
+
+export function renderChatParts(state: SessionState): ChatParts {
+  const pendingIds = new Set(state.approvals.map((a) => a.approvalId));
+  const items = state.transcript.map((e, i) =>
+    e.kind === "turn"
+      ? { key: `turn:${e.turnId}`, html: renderTurn(e, pendingIds) }
+      : { key: `notice:${i}`, html: `<div class="notice notice-${e.level}">${escapeText(e.text)}</div>` },
+  );
+  for (const a of orphanApprovals(state)) {
+    items.push({
+      key: `orphan:${a.approvalId}`,
+      html:
+        `<div class="tool orphan" data-call-id="${escapeHtml(a.callId)}"><div class="tool-name">${escapeText(a.name)}</div>` +
+        renderApproval({ approvalId: a.approvalId, risk: a.risk, cwd: a.cwd, summary: a.summary, suggestedRule: a.suggestedRule }, true) +
+        `</div>`,
+    });
+  }
+  return { header: renderHeader(state), items };
+}
+
 /** The inner HTML of the chat view for a session, or the empty view without one. */
 export function renderChat(state: SessionState | undefined): string {
-  if (!state) {
-    return (
-      `<div class="empty">No SCV session in this window.` +
-      `<div><button data-action="new-session">New Session</button> ` +
-      `<button class="secondary" data-action="open-session">Open Session…</button> ` +
-      `<button class="secondary" data-action="attach-session">Attach to Session</button></div></div>`
-    );
-  }
-  const pendingIds = new Set(state.approvals.map((a) => a.approvalId));
-  const body = state.transcript
-    .map((e) => (e.kind === "turn" ? renderTurn(e, pendingIds) : `<div class="notice notice-${e.level}">${escapeText(e.text)}</div>`))
-    .join("");
-  const orphans = orphanApprovals(state)
-    .map(
-      (a) =>
-        `<div class="tool orphan" data-call-id="${escapeHtml(a.callId)}"><div class="tool-name">${escapeText(a.name)}</div>` +
-        renderApproval({ approvalId: a.approvalId, risk: a.risk, cwd: a.cwd, summary: a.summary }, true) +
-        `</div>`,
-    )
-    .join("");
-  return renderHeader(state) + `<div class="transcript">${body}${orphans}</div>`;
+  if (!state) return EMPTY;
+  const parts = renderChatParts(state);
+  return parts.header + `<div class="transcript">${parts.items.map((i) => i.html).join("")}</div>`;
 }
 
 export interface DocumentOptions {

@@ -7,7 +7,7 @@ import * as vscode from "vscode";
 import { announcement } from "../client/announce";
 import { attachmentChips, parseChatMessage, toAttachments, type ChatMessage } from "../client/chatMessages";
 import type { Decision, PromptContext } from "../client/protocol";
-import { renderChat, renderDocument } from "../client/render";
+import { renderChat, renderChatParts, renderDocument } from "../client/render";
 import type { SessionState } from "../client/state";
 import type { ScvServer } from "../server";
 import { runAction } from "../commands/run";
@@ -95,9 +95,10 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     this.shown = state;
     const running = state !== undefined && state.status === "running" && !state.closed;
     const started = performance.now();
-    const html = renderChat(state);
+    // Keyed parts: the webview rebuilds only what changed (the streaming turn), not the whole transcript.
+    const body = state ? { parts: renderChatParts(state) } : { html: renderChat(undefined) };
     this.interval = Math.max(RENDER_INTERVAL_MS, RENDER_BACKOFF * (performance.now() - started));
-    void this.view?.webview.postMessage({ type: "render", html, running, announce });
+    void this.view?.webview.postMessage({ type: "render", ...body, running, announce });
   }
 
   private showAttachments(): void {

@@ -1,6 +1,7 @@
 // The chat webview's script. It only displays HTML rendered by the extension host
 // (from the session state) and posts the user's clicks and prompts back.
-// Messages in:  {type:"render", html, running?, announce?} | {type:"attachments", items:[{label, title}]}
+// Messages in:  {type:"render", html | parts:{header, items:[{key, html}]}, running?, announce?}
+//   | {type:"attachments", items:[{label, title}]}
 // Messages out: {type:"ready"} | {type:"send", prompt, steer?} | {type:"action", action, approvalId?, turnId?, path?}
 //   | {type:"openFile", path, line?} | {type:"code", action:"copy-code"|"insert-code", text}
 //   | {type:"pickAttachment"} | {type:"removeAttachment", index}
@@ -18,9 +19,16 @@ interface ViewState {
   toggled: Record<string, boolean>;
 }
 
+interface ChatParts {
+  header: string;
+  items: Array<{ key: string; html: string }>;
+}
+
 interface RenderMessage {
   type: "render";
-  html: string;
+  /** The whole chat; or `parts`, of which only the changed ones are replaced. */
+  html?: string;
+  parts?: ChatParts;
   running?: boolean;
   announce?: string;
 }
@@ -95,16 +103,70 @@ function schedule(msg: RenderMessage): void {
   });
 }
 
-function render(msg: RenderMessage): void {
-  const scroller = document.scrollingElement ?? document.documentElement;
-  const atBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < STICK_TO_BOTTOM_PX;
-  const focused = focusKey(document.activeElement);
-  chat.innerHTML = msg.html;
-  chat.querySelectorAll<HTMLDetailsElement>("details[data-call-id], details[data-fold-id]").forEach((d) => {
+/** The transcript's elements by key, with the HTML each was built from. */
+let keyed = new Map<string, { html: string; el: Element }>();
+let headerHtml: string | undefined;
+
+function fromHtml(html: string): Element {
+  const t = document.createElement("template");
+  t.innerHTML = html;
+  return t.content.firstElementChild ?? document.createElement("div");
+}
+
+/** Restores the cards the user opened or closed by hand, in newly built elements. */
+function restoreToggles(root: ParentNode): void {
+  root.querySelectorAll<HTMLDetailsElement>("details[data-call-id], details[data-fold-id]").forEach((d) => {
     const id = foldId(d);
     if (id && id in saved.toggled) d.open = saved.toggled[id];
   });
-  refocus(focused);
+}
+
+/** Replaces only the pieces whose HTML changed; the rest of the DOM (and its state) stays. */
+function patch(parts: ChatParts): void {
+  let header = chat.querySelector(":scope > .header");
+  let transcript = chat.querySelector(":scope > .transcript");
+  if (!header || !transcript || headerHtml === undefined) {
+    chat.innerHTML = `${parts.header}<div class="transcript"></div>`;
+    header = chat.querySelector(":scope > .header");
+    transcript = chat.querySelector(":scope > .transcript")!;
+    keyed = new Map();
+  } else if (headerHtml !== parts.header) {
+    header.replaceWith(fromHtml(parts.header));
+  }
+  headerHtml = parts.header;
+  const next = new Map<string, { html: string; el: Element }>();
+  const order: Element[] = [];
+  for (const { key, html } of parts.items) {
+    const old = keyed.get(key);
+    const el = old && old.html === html ? old.el : fromHtml(html);
+    if (el !== old?.el) restoreToggles(el);
+    next.set(key, { html, el });
+    order.push(el);
+  }
+  const keep = new Set(order);
+  for (const child of [...transcript.children]) if (!keep.has(child)) child.remove();
+  order.forEach((el, i) => {
+    const at = transcript!.children[i];
+    if (at !== el) transcript!.insertBefore(el, at ?? null);
+  });
+  keyed = next;
+}
+
+function render(msg: RenderMessage): void {
+  const scroller = document.scrollingElement ?? document.documentElement;
+  const atBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < STICK_TO_BOTTOM_PX;
+  const focused = document.activeElement;
+  const key = focusKey(focused);
+  if (msg.parts) {
+    patch(msg.parts);
+  } else {
+    chat.innerHTML = msg.html ?? "";
+    keyed = new Map();
+    headerHtml = undefined;
+    restoreToggles(chat);
+  }
+  // A control that survived the patch keeps its focus by itself.
+  if (!focused || !chat.contains(focused)) refocus(key);
   if (atBottom) scroller.scrollTop = scroller.scrollHeight;
   running = msg.running === true;
   steerButton.hidden = !running;
@@ -143,7 +205,7 @@ function send(steer: boolean): void {
 
 window.addEventListener("message", (ev: MessageEvent) => {
   const msg = ev.data as { type?: string; html?: unknown; items?: unknown };
-  if (msg.type === "render" && typeof msg.html === "string") schedule(msg as RenderMessage);
+  if (msg.type === "render" && (typeof msg.html === "string" || typeof (msg as RenderMessage).parts === "object")) schedule(msg as RenderMessage);
   else if (msg.type === "attachments" && Array.isArray(msg.items)) renderChips(msg.items as Array<{ label: string; title?: string }>);
 });
 

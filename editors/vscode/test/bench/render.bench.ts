@@ -8,8 +8,10 @@ import { JSDOM } from "jsdom";
 import MarkdownIt from "markdown-it";
 import { escapeText } from "../../src/client/escape";
 import { reduceAll } from "../../src/client/reducer";
-import { renderChat } from "../../src/client/render";
+import { reduce } from "../../src/client/reducer";
+import { renderChat, renderChatParts } from "../../src/client/render";
 import { ev, snapshot } from "../helpers/fixtures";
+import { boot, buildWebview } from "../helpers/webview";
 
 const LINES = 2000;
 const BLOCKS = 20;
@@ -88,3 +90,23 @@ console.log(`answer: ${lines} lines, ${fences} code blocks, ${text.length} chars
 console.log(`host  renderChat: ${host.toFixed(1)} ms  = ${(host / hostMd).toFixed(2)}× plain markdown-it (${hostMd.toFixed(1)} ms), ${(host / hostPlain).toFixed(0)}× an escaped <pre> (${hostPlain.toFixed(2)} ms)`);
 console.log(`host  renderChat again while a later turn streams (ended turn cached): ${cached.toFixed(2)} ms = ${(cached / host).toFixed(5)}× the first render`);
 console.log(`DOM   innerHTML (jsdom): ${dom.toFixed(1)} ms = ${(dom / domMd).toFixed(2)}× plain markdown-it's HTML (${domMd.toFixed(1)} ms), ${(dom / domPlain).toFixed(1)}× an escaped <pre> (${domPlain.toFixed(1)} ms)`);
+
+// A streaming tick of a later turn under that answer, in the webview script itself:
+// the whole chat's HTML replaced, against the keyed parts (only the running turn rebuilt).
+async function streamingTick(): Promise<void> {
+  await buildWebview();
+  let s = reduce(state, ev("scv/turn/started", { sessionId: "s1", seq: 3, turnId: "t2", prompt: "More" }));
+  const ticks = Array.from({ length: RUNS + 1 }, (_, i) => {
+    s = reduce(s, ev("scv/assistant/delta", { sessionId: "s1", seq: 4 + i, turnId: "t2", content: `word${i} ` }));
+    return s;
+  });
+  const whole = boot();
+  const keyed = boot();
+  keyed.render("", { parts: renderChatParts(ticks[0]) });
+  let i = 0;
+  const full = median(() => whole.render(renderChat(ticks[++i % ticks.length])));
+  i = 0;
+  const parts = median(() => keyed.render("", { parts: renderChatParts(ticks[++i]) }));
+  console.log(`webview streaming tick (jsdom): keyed parts ${parts.toFixed(1)} ms = ${(parts / full).toFixed(3)}× replacing the whole chat (${full.toFixed(1)} ms)`);
+}
+void streamingTick();

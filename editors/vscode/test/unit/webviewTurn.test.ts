@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { renderMarkdown } from "../../src/client/markdown";
-import { reduceAll } from "../../src/client/reducer";
-import { renderChat } from "../../src/client/render";
-import { load } from "../helpers/fixtures";
+import { reduce, reduceAll } from "../../src/client/reducer";
+import { renderChat, renderChatParts } from "../../src/client/render";
+import { ev, load } from "../helpers/fixtures";
 import { boot, buildWebview } from "../helpers/webview";
 
 before(buildWebview);
@@ -28,6 +28,28 @@ describe("webview: rendering under load", () => {
     assert.equal(doc.getElementById("n")?.textContent, "49");
     // One innerHTML write: one record removing the old children and adding the new.
     assert.equal(observer.takeRecords().length, 1);
+  });
+
+  it("with keyed parts, rebuilds only the turn that changed: the others keep their nodes and state", () => {
+    const { doc, render } = boot();
+    const one = reduceAll(undefined, actions);
+    const two = reduceAll(one, [
+      ev("scv/turn/started", { sessionId: "s1", seq: one.seq + 1, turnId: "t2", prompt: "next" }),
+      ev("scv/assistant/delta", { sessionId: "s1", seq: one.seq + 2, turnId: "t2", content: "wor" }),
+    ]);
+    render("", { parts: renderChatParts(two) });
+    const t1 = doc.querySelector('.turn[data-turn-id="t1"]')!;
+    const t2 = doc.querySelector('.turn[data-turn-id="t2"]')!;
+    doc.querySelector<HTMLDetailsElement>('.turn[data-turn-id="t1"] details.reasoning')!.open = true;
+    const more = reduce(two, ev("scv/assistant/delta", { sessionId: "s1", seq: two.seq + 1, turnId: "t2", content: "king" }));
+    render("", { parts: renderChatParts(more) });
+    assert.equal(doc.querySelector('.turn[data-turn-id="t1"]'), t1, "the ended turn was not rebuilt");
+    assert.equal(doc.querySelector<HTMLDetailsElement>('.turn[data-turn-id="t1"] details.reasoning')!.open, true);
+    assert.notEqual(doc.querySelector('.turn[data-turn-id="t2"]'), t2);
+    assert.match(doc.querySelector('.turn[data-turn-id="t2"] .assistant')!.textContent!, /working/);
+    assert.deepEqual([...doc.querySelectorAll("#chat .transcript > *")].map((e) => e.getAttribute("data-turn-id")), ["t1", "t2"]);
+    render("", { parts: renderChatParts(reduce(more, ev("scv/session/cleared", { sessionId: "s1", seq: more.seq + 1 }))) });
+    assert.deepEqual([...doc.querySelectorAll("#chat .transcript > *")].map((e) => e.textContent), ["Session cleared."]);
   });
 
   it("keeps the keyboard focus on the same control when the chat is re-rendered", () => {
