@@ -2,12 +2,15 @@
 // context keys menus depend on.
 import * as vscode from "vscode";
 import { mcpLines, summarize } from "./client/reducer";
+import { usageText } from "./client/summary";
 import type { SessionState } from "./client/state";
 import type { ScvServer } from "./server";
 
-/** What the status bar says for a state; the tooltip ends with the session's MCP servers. */
+/** What the status bar says for a state, with "ctx 42% · 12.3k tok"; the tooltip ends with the session's MCP servers. */
 export function statusText(state: SessionState | undefined): { text: string; tooltip: string } {
-  const base = sessionText(state);
+  const session = sessionText(state);
+  const usage = usageText(state);
+  const base = usage ? { ...session, text: `${session.text} · ${usage}` } : session;
   const lines = mcpLines(state);
   return lines.length ? { ...base, tooltip: `${base.tooltip}\n\nMCP servers:\n${lines.join("\n")}` } : base;
 }

@@ -3,6 +3,12 @@
 // passes its LanguageClient, which has the same two methods).
 import {
   ALL_NOTIFICATIONS,
+  ApprovalResolveResult,
+  ModelListResult,
+  SessionConfigureParams,
+  SessionConfigureResult,
+  TurnChangesResult,
+  TurnRevertResult,
   APPLICATION_ERROR,
   Decision,
   DaemonStatus,
@@ -207,8 +213,34 @@ export class ScvConnection {
     return this.call(Methods.queueRemove, { sessionId, queueId, revision });
   }
 
-  resolveApproval(sessionId: string, approvalId: string, decision: Decision): Promise<object> {
-    return this.call(Methods.approvalResolve, { sessionId, approvalId, decision });
+  /** `allowRule` (with `approve` only) also writes the rule to the user's config. */
+  resolveApproval(sessionId: string, approvalId: string, decision: Decision, allowRule?: string): Promise<ApprovalResolveResult> {
+    return this.call(Methods.approvalResolve, dropUndefined({ sessionId, approvalId, decision, allowRule }));
+  }
+
+  /** Adds a message to the running turn; `turn_not_found` once it has ended. */
+  steer(sessionId: string, turnId: string, prompt: string): Promise<object> {
+    return this.call(Methods.turnSteer, { sessionId, turnId, prompt });
+  }
+
+  configure(params: SessionConfigureParams): Promise<SessionConfigureResult> {
+    return this.call(Methods.sessionConfigure, dropUndefined(params));
+  }
+
+  async listModels(sessionId: string): Promise<ModelListResult> {
+    const r = await this.call<Partial<ModelListResult> | null>(Methods.modelList, { sessionId });
+    return r?.error ? { models: r?.models ?? [], error: r.error } : { models: r?.models ?? [] };
+  }
+
+  /** The files a turn changed; with `path`, that file only, with its whole texts before and after. */
+  async turnChanges(sessionId: string, turnId: string, path?: string): Promise<TurnChangesResult> {
+    const r = await this.call<Partial<TurnChangesResult> | null>(Methods.turnChanges, dropUndefined({ sessionId, turnId, path }));
+    return { files: r?.files ?? [] };
+  }
+
+  async revert(sessionId: string, turnId: string, force?: boolean): Promise<TurnRevertResult> {
+    const r = await this.call<Partial<TurnRevertResult> | null>(Methods.turnRevert, dropUndefined({ sessionId, turnId, force: force || undefined }));
+    return { reverted: r?.reverted ?? [], conflicts: r?.conflicts ?? [] };
   }
 
   daemonStatus(): Promise<DaemonStatus> {

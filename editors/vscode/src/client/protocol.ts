@@ -1,5 +1,19 @@
 // Types and names of the scv wire protocol, version 1 (client side).
 // Kept free of any `vscode` import so the core can be tested in plain node.
+// The types of issue 12 and 13 (steer, configure, reasoning, live output, plans,
+// usage, checkpoints) are in protocolTurn.ts; every name is here.
+
+import type {
+  AssistantReasoning,
+  PlanUpdated,
+  SessionConfigured,
+  SessionUsage,
+  ToolOutput,
+  TurnChangesEvent,
+  TurnReverted,
+  TurnSteered,
+} from "./protocolTurn";
+export * from "./protocolTurn";
 
 export const PROTOCOL_VERSION = 1;
 
@@ -56,15 +70,16 @@ export const Notifications = {
   sessionRenamed: "scv/session/renamed",
   sessionRestored: "scv/session/restored",
   mcpStatus: "scv/mcp/status",
-  assistantReasoning: "scv/assistant/reasoning",
-  toolOutput: "scv/tool/output",
-  planUpdated: "scv/plan/updated",
-  sessionUsage: "scv/session/usage",
   sessionLagged: "scv/session/lagged",
   sessionGap: "scv/session/gap",
   turnSteered: "scv/turn/steered",
   sessionConfigured: "scv/session/configured",
-  turnChanges: "scv/turn/changes",
+  assistantReasoning: "scv/assistant/reasoning",
+  toolOutput: "scv/tool/output",
+  planUpdated: "scv/plan/updated",
+  sessionUsage: "scv/session/usage",
+  /** Same name as the request: the event says which files a finished turn changed. */
+  turnChangesEvent: "scv/turn/changes",
   turnReverted: "scv/turn/reverted",
 } as const;
 
@@ -192,6 +207,8 @@ export interface ApprovalRequested extends EventBase {
   risk: Risk;
   cwd: string;
   summary: string;
+  /** A rule such as "shell:go test *" the user may allow for good; absent when none fits. */
+  suggestedRule?: string;
 }
 export interface ApprovalResolved extends EventBase { turnId: string; approvalId: string; decision: Decision }
 export interface ContextCompacted extends EventBase {
@@ -224,15 +241,6 @@ export interface SessionRestored extends EventBase {
 }
 export interface SessionRenamed extends EventBase { title: string }
 export interface McpStatus extends EventBase { name: string; state: McpState; error?: string }
-export interface TurnSteered extends EventBase { turnId: string; prompt: string }
-export interface SessionConfigured extends EventBase { model: string; approvalPolicy: string }
-export interface AssistantReasoning extends EventBase { turnId: string; content: string }
-export interface ToolOutput extends EventBase { turnId: string; callId: string; chunk: string }
-export type PlanStatus = "pending" | "in_progress" | "completed";
-export interface PlanUpdated extends EventBase { turnId: string; steps: { step: string; status: PlanStatus }[] }
-export interface SessionUsage extends EventBase {
-  turnId: string; inputTokens: number; outputTokens: number; contextTokens: number; contextMaxTokens: number;
-}
 
 /** Maps each notification method to its params, so one handler can be typed per method. */
 export interface NotificationParams {
@@ -260,14 +268,16 @@ export interface NotificationParams {
   "scv/session/renamed": SessionRenamed;
   "scv/session/restored": SessionRestored;
   "scv/mcp/status": McpStatus;
-  "scv/assistant/reasoning": AssistantReasoning;
-  "scv/tool/output": ToolOutput;
-  "scv/plan/updated": PlanUpdated;
-  "scv/session/usage": SessionUsage;
   "scv/session/lagged": SessionLagged;
   "scv/session/gap": SessionGap;
   "scv/turn/steered": TurnSteered;
   "scv/session/configured": SessionConfigured;
+  "scv/assistant/reasoning": AssistantReasoning;
+  "scv/tool/output": ToolOutput;
+  "scv/plan/updated": PlanUpdated;
+  "scv/session/usage": SessionUsage;
+  "scv/turn/changes": TurnChangesEvent;
+  "scv/turn/reverted": TurnReverted;
 }
 
 /** One server notification as it came off the wire. */
@@ -313,6 +323,10 @@ export interface Snapshot {
   limits: Limits;
   /** Absent from servers older than durable sessions. */
   title?: string;
+  /** The last scv/session/usage and scv/plan/updated, so a window that attaches late shows them (newer servers). */
+  usage?: Omit<SessionUsage, "sessionId" | "seq">;
+  plan?: Omit<PlanUpdated, "sessionId" | "seq">;
+  approvalPolicy?: ApprovalPolicy;
 }
 
 /** `stored`: on disk, not loaded by the server. */

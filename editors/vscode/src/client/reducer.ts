@@ -1,19 +1,11 @@
 // A pure reducer: (state, action) → new state. No I/O, no clocks, no mutation of
 // its input, so recorded notification sequences replay to the same state.
-import type { ApprovalRequested, ContextRef, ServerEvent, Snapshot } from "./protocol";
+import type { ContextRef, ServerEvent, Snapshot } from "./protocol";
 import { cloneQueue, insertAt, rememberPrompts, without } from "./queueState";
 import { restoredText } from "./restored";
-import type {
-  Action,
-  Block,
-  NoticeLevel,
-  SessionState,
-  TextBlock,
-  ToolBlock,
-  ToolStatus,
-  TranscriptEntry,
-  TurnEntry,
-} from "./state";
+import { reduceTurnEvent, setRevertConflicts, TURN_EVENTS } from "./reducerTurn";
+import type { Action, SessionState, TextBlock, TranscriptEntry, TurnEntry } from "./state";
+import { attachApproval, endTurn, ensureTurn, findTurn, mapTools, notice, updateTurn, upsertTool } from "./turns";
 
 /** Builds the state of a session first seen through a snapshot. */
 export function initialState(snapshot: Snapshot, afterSeq?: number): SessionState {
@@ -63,6 +55,8 @@ function applyAction(state: SessionState, action: Exclude<Action, { type: "snaps
         approvals: [],
         resync: undefined,
       };
+    case "revertConflicts":
+      return setRevertConflicts(state, action.turnId, action.conflicts);
   }
 }
 
@@ -100,6 +94,8 @@ function applySnapshot(state: SessionState | undefined, snap: Snapshot, afterSeq
     approvals: snap.pendingApprovals.map((a) => ({ ...a })),
     contextMaxTokens: snap.contextMaxTokens,
     limits: snap.limits,
+    usage: snap.usage ? usageOf(snap.usage) : base.usage,
+    approvalPolicy: snap.approvalPolicy ?? base.approvalPolicy,
     closed: false,
     resync: undefined,
     queuedPrompts: rememberPrompts(base.queuedPrompts, snap.queue.entries),
@@ -113,6 +109,8 @@ function applySnapshot(state: SessionState | undefined, snap: Snapshot, afterSeq
     if (snap.state === "running" && snap.turnId) next = ensureTurn(next, snap.turnId);
     for (const a of next.approvals) next = attachApproval(next, a);
   }
+  const plan = snap.plan;
+  if (plan && findTurn(next, plan.turnId)) next = updateTurn(next, plan.turnId, (t) => ({ ...t, plan: plan.steps.map((s) => ({ ...s })) }));
   return settle(next);
 }
 
@@ -193,6 +191,8 @@ function applyEffects(state: SessionState, event: ServerEvent, live: boolean): S
         status: b.status === "denied" ? "denied" : p.success ? "succeeded" : "failed",
         output: p.output,
         truncated: p.truncated,
+        live: undefined, // the final output replaces what streamed
+        liveDropped: undefined,
       }));
     }
     case "scv/approval/requested": {
@@ -292,8 +292,13 @@ function applyEffects(state: SessionState, event: ServerEvent, live: boolean): S
       return { ...state, mcp: { ...state.mcp, [name]: error ? { state: server, error } : { state: server } } };
     }
     default:
+      if (TURN_EVENTS.has(event.method)) return reduceTurnEvent(state, event, live);
       return state; // lagged and gap are handled before; anything newer is ignored
   }
+}
+
+function usageOf(u: NonNullable<Snapshot["usage"]>): NonNullable<SessionState["usage"]> {
+  return { inputTokens: u.inputTokens, outputTokens: u.outputTokens, contextTokens: u.contextTokens, contextMaxTokens: u.contextMaxTokens };
 }
 
 function copyContextRef(c: ContextRef): ContextRef {
@@ -315,124 +320,4 @@ function settle(state: SessionState): SessionState {
   };
 }
 
-function endTurn(state: SessionState, turnId: string, live: boolean, fn: (t: TurnEntry) => TurnEntry): SessionState {
-  let next = updateTurn(ensureTurn(state, turnId), turnId, (t) => {
-    const ended = fn(t);
-    // Calls that never finished are abandoned with their turn.
-    const open: ToolStatus[] = ["proposed", "awaiting-approval", "approved", "running"];
-    return {
-      ...ended,
-      blocks: ended.blocks.map((b) => (b.kind === "tool" && open.includes(b.status) ? { ...b, status: "abandoned" } : b)),
-    };
-  });
-  // A turn's pending approvals end with it.
-  next = { ...next, approvals: next.approvals.filter((a) => a.turnId !== turnId) };
-  if (live && next.turnId === turnId) next = { ...next, status: "idle", turnId: undefined };
-  return next;
-}
-
-function attachApproval(state: SessionState, a: ApprovalRequested): SessionState {
-  return upsertTool(state, a.turnId, a.callId, a.name, (b) => ({
-    ...b,
-    status: b.approval?.decision ? b.status : "awaiting-approval",
-    approval: { approvalId: a.approvalId, risk: a.risk, cwd: a.cwd, summary: a.summary, decision: b.approval?.decision },
-  }));
-}
-
-function upsertTool(
-  state: SessionState,
-  turnId: string,
-  callId: string,
-  name: string,
-  fn: (b: ToolBlock) => ToolBlock,
-): SessionState {
-  return updateTurn(ensureTurn(state, turnId), turnId, (t) => {
-    const i = t.blocks.findIndex((b) => b.kind === "tool" && b.callId === callId);
-    if (i < 0) {
-      const fresh: ToolBlock = { kind: "tool", callId, name, arguments: "", status: "proposed" };
-      return { ...t, blocks: [...closeText(t.blocks), fn(fresh)] };
-    }
-    const blocks = t.blocks.slice();
-    blocks[i] = fn(blocks[i] as ToolBlock);
-    return { ...t, blocks };
-  });
-}
-
-/** A tool call ends the streamed message before it: later deltas start a new one. */
-function closeText(blocks: Block[]): Block[] {
-  const last = blocks[blocks.length - 1];
-  if (last && last.kind === "text" && !last.done) return [...blocks.slice(0, -1), { ...last, done: true }];
-  return blocks;
-}
-
-function mapTools(state: SessionState, fn: (b: ToolBlock) => ToolBlock): SessionState {
-  let changed = false;
-  const transcript = state.transcript.map((e) => {
-    if (e.kind !== "turn") return e;
-    let touched = false;
-    const blocks = e.blocks.map((b) => {
-      if (b.kind !== "tool") return b;
-      const nb = fn(b);
-      if (nb !== b) touched = true;
-      return nb;
-    });
-    if (!touched) return e;
-    changed = true;
-    return { ...e, blocks };
-  });
-  return changed ? { ...state, transcript } : state;
-}
-
-function findTurn(state: SessionState, turnId: string): TurnEntry | undefined {
-  for (let i = state.transcript.length - 1; i >= 0; i--) {
-    const e = state.transcript[i];
-    if (e.kind === "turn" && e.turnId === turnId) return e;
-  }
-  return undefined;
-}
-
-function ensureTurn(state: SessionState, turnId: string, prompt?: string): SessionState {
-  const have = findTurn(state, turnId);
-  if (have) return prompt && !have.prompt ? updateTurn(state, turnId, (t) => ({ ...t, prompt })) : state;
-  const turn: TurnEntry = {
-    kind: "turn",
-    turnId,
-    prompt: prompt ?? state.turnPrompts[turnId],
-    status: "running",
-    blocks: [],
-  };
-  return { ...state, transcript: [...state.transcript, turn] };
-}
-
-function updateTurn(state: SessionState, turnId: string, fn: (t: TurnEntry) => TurnEntry): SessionState {
-  const i = state.transcript.findIndex((e) => e.kind === "turn" && e.turnId === turnId);
-  if (i < 0) return state;
-  const transcript = state.transcript.slice();
-  transcript[i] = fn(transcript[i] as TurnEntry);
-  return { ...state, transcript };
-}
-
-function notice(state: SessionState, level: NoticeLevel, text: string): SessionState {
-  return { ...state, transcript: [...state.transcript, { kind: "notice", level, text }] };
-}
-
-/** What the status bar shows: the most pressing thing first. */
-export function summarize(state: SessionState | undefined): {
-  kind: "none" | "closed" | "approval" | "running" | "idle";
-  queued: number;
-  paused: boolean;
-} {
-  if (!state) return { kind: "none", queued: 0, paused: false };
-  const queued = state.queue.entries.length;
-  const paused = state.queue.paused;
-  if (state.closed) return { kind: "closed", queued, paused };
-  if (state.approvals.length) return { kind: "approval", queued, paused };
-  return { kind: state.status === "running" ? "running" : "idle", queued, paused };
-}
-
-/** One line per MCP server of the session, by name: "name: state — error". */
-export function mcpLines(state: SessionState | undefined): string[] {
-  return Object.entries(state?.mcp ?? {})
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, s]) => `${name}: ${s.state}${s.error ? ` — ${s.error}` : ""}`);
-}
+export { mcpLines, summarize } from "./summary";

@@ -1,6 +1,10 @@
 // The session state the views render, built only by the reducer.
 import type {
+  ApprovalPolicy,
   ApprovalRequested,
+  ChangedFileSummary,
+  PlanStep,
+  RevertConflict,
   ContextRef,
   Decision,
   Limits,
@@ -38,6 +42,7 @@ export interface ApprovalView {
   cwd: string;
   summary: string;
   decision?: Decision;
+  suggestedRule?: string;
 }
 
 export interface ToolBlock {
@@ -50,6 +55,22 @@ export interface ToolBlock {
   output?: string;
   truncated?: boolean;
   approval?: ApprovalView;
+  /** The tail of what the call printed while it ran (scv/tool/output), at most MAX_LIVE_OUTPUT_CHARS. */
+  live?: string;
+  /** Characters of live output dropped from the front of `live`. */
+  liveDropped?: number;
+}
+
+/** The model's reasoning, streamed; shown folded. */
+export interface ReasoningBlock {
+  kind: "reasoning";
+  text: string;
+}
+
+/** A message the user added to the running turn (scv/turn/steered). */
+export interface SteerBlock {
+  kind: "steer";
+  prompt: string;
 }
 
 export type NoticeLevel = "info" | "warning" | "error";
@@ -60,7 +81,7 @@ export interface NoticeBlock {
   text: string;
 }
 
-export type Block = TextBlock | ToolBlock | NoticeBlock;
+export type Block = TextBlock | ToolBlock | NoticeBlock | ReasoningBlock | SteerBlock;
 
 /** `unknown`: the turn's end was among events this client lost. */
 export type TurnStatus = "running" | "completed" | "cancelled" | "failed" | "unknown";
@@ -76,6 +97,14 @@ export interface TurnEntry {
   usage?: Usage;
   steps?: number;
   failure?: { code: string; message: string };
+  /** The model's latest plan in this turn. */
+  plan?: PlanStep[];
+  /** The files the turn changed (scv/turn/changes). */
+  changes?: ChangedFileSummary[];
+  /** Undone by a revert of this turn or an earlier one. */
+  reverted?: boolean;
+  /** Files a revert left alone because they changed since; "Revert anyway" forces them. */
+  revertConflicts?: RevertConflict[];
 }
 
 export interface SessionNotice {
@@ -109,6 +138,10 @@ export interface SessionState {
   approvals: ApprovalRequested[];
   transcript: TranscriptEntry[];
   lastUsage?: Usage;
+  /** The policy in force, once a configure said it. */
+  approvalPolicy?: ApprovalPolicy;
+  /** The session's token totals and context fill (scv/session/usage). */
+  usage?: { inputTokens: number; outputTokens: number; contextTokens: number; contextMaxTokens: number };
   contextMaxTokens?: number;
   limits?: Limits;
   closed: boolean;
@@ -131,4 +164,6 @@ export type Action =
   | { type: "notice"; level: NoticeLevel; text: string }
   /** The title a session list gave, for a snapshot without one. */
   | { type: "title"; title: string }
-  | { type: "lost"; reason: string };
+  | { type: "lost"; reason: string }
+  /** A revert's answer: conflicts to show under the turn (none clears them). */
+  | { type: "revertConflicts"; turnId: string; conflicts: RevertConflict[] };

@@ -2,7 +2,22 @@
 // reducer's state for each. It re-syncs by itself when events were lost and turns
 // queue conflicts into a fresh queue plus a typed error. No `vscode` here either.
 import { describeError, Disposable, ScvConnection, scvErrorCode } from "./connection";
-import type { ApprovalRequested, Decision, PromptContext, QueueEntry, ServerEvent, SessionStartParams, Snapshot, TurnStartResult } from "./protocol";
+import type {
+  ApprovalPolicy,
+  ApprovalRequested,
+  ApprovalResolveResult,
+  ChangedFile,
+  Decision,
+  ModelListResult,
+  PromptContext,
+  QueueEntry,
+  ServerEvent,
+  SessionConfigureResult,
+  SessionStartParams,
+  Snapshot,
+  TurnRevertResult,
+  TurnStartResult,
+} from "./protocol";
 import { reduce } from "./reducer";
 import type { Action, SessionState } from "./state";
 
@@ -120,7 +135,8 @@ export class SessionStore {
   /** Starts a session and makes it current. */
   async start(params: SessionStartParams): Promise<SessionState> {
     const snap = await this.conn.startSession(params);
-    return this.adopt(snap);
+    // The policy asked for is the one in force (a refused one fails the start); show it until a configure says otherwise.
+    return this.adopt(snap.approvalPolicy || !params.approvalPolicy ? snap : { ...snap, approvalPolicy: params.approvalPolicy });
   }
 
   private adopt(snap: Snapshot, afterSeq?: number): SessionState {
@@ -178,6 +194,48 @@ export class SessionStore {
     return result;
   }
 
+  /**
+   * Sends a prompt into the running turn (steer). When no turn runs, or it ended
+   * before the steer arrived (`turn_not_found`), the prompt goes the usual way:
+   * it starts a turn or is queued.
+   */
+  async steer(prompt: string, context?: PromptContext[]): Promise<{ steered: true } | { steered: false; result: TurnStartResult }> {
+    const s = this.require();
+    if (s.status === "running" && s.turnId && !context?.length) {
+      try {
+        await this.conn.steer(s.sessionId, s.turnId, prompt);
+        return { steered: true };
+      } catch (err) {
+        if (scvErrorCode(err) !== "turn_not_found") throw err;
+      }
+    }
+    return { steered: false, result: await this.sendPrompt(prompt, context) };
+  }
+
+  /** Switches the model and/or approval policy from the next model call on. */
+  configure(change: { model?: string; approvalPolicy?: ApprovalPolicy }): Promise<SessionConfigureResult> {
+    const s = this.require();
+    return this.conn.configure({ sessionId: s.sessionId, ...change });
+  }
+
+  listModels(): Promise<ModelListResult> {
+    return this.conn.listModels(this.require().sessionId);
+  }
+
+  /** One file a turn changed, with its texts before and after the turn; undefined when the turn did not change it. */
+  async changedFile(turnId: string, path: string): Promise<ChangedFile | undefined> {
+    const r = await this.conn.turnChanges(this.require().sessionId, turnId, path);
+    return r.files.find((f) => f.path === path) ?? r.files[0];
+  }
+
+  /** Reverts a turn and those after it; the conflicts (files changed since) are shown under the turn. */
+  async revert(turnId: string, force = false): Promise<TurnRevertResult> {
+    const s = this.require();
+    const result = await this.conn.revert(s.sessionId, turnId, force);
+    this.dispatch(s.sessionId, { type: "revertConflicts", turnId, conflicts: result.conflicts });
+    return result;
+  }
+
   /** Cancels the running turn; false when nothing runs. */
   async cancel(): Promise<boolean> {
     const s = this.require();
@@ -191,10 +249,21 @@ export class SessionStore {
    * (`approval_not_found`); its `approval/resolved` event updates the state.
    */
   async resolve(approvalId: string, decision: Decision): Promise<boolean> {
+    return (await this.resolveWith(approvalId, decision)) !== false;
+  }
+
+  /**
+   * Approves and has the server write `rule` to the user's config, so such calls
+   * run without asking from now on. False as for resolve.
+   */
+  allowAlways(approvalId: string, rule: string): Promise<ApprovalResolveResult | false> {
+    return this.resolveWith(approvalId, "approve", rule);
+  }
+
+  private async resolveWith(approvalId: string, decision: Decision, allowRule?: string): Promise<ApprovalResolveResult | false> {
     const s = this.require();
     try {
-      await this.conn.resolveApproval(s.sessionId, approvalId, decision);
-      return true;
+      return (await this.conn.resolveApproval(s.sessionId, approvalId, decision, allowRule)) ?? {};
     } catch (err) {
       if (scvErrorCode(err) === "approval_not_found") return false;
       throw err;

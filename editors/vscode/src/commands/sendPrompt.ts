@@ -17,13 +17,13 @@ export async function submit(deps: Deps, prompt: string, context?: PromptContext
   }
 }
 
-/** SCV: Send Prompt — from an input box, or with the prompt as argument (the chat's input). */
+/** SCV: Send Prompt — from an input box, or with the prompt (and the chat's attachments) as arguments. */
 export const sendPrompt: ScvCommand = {
   id: "scv.sendPrompt",
-  async run(deps: Deps, text?: unknown) {
+  async run(deps: Deps, text?: unknown, context?: PromptContext[]) {
     const prompt =
       typeof text === "string" ? text : await vscode.window.showInputBox({ prompt: "Prompt for SCV", ignoreFocusOut: true });
     if (!prompt?.trim()) return;
-    await submit(deps, prompt);
+    await submit(deps, prompt, Array.isArray(context) && context.length ? context : undefined);
   },
 };

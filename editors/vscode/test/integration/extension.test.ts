@@ -25,7 +25,9 @@ const vscode = stub.api();
 const until = <T>(probe: () => T | undefined | false, what: string) => stub.until(probe, what, WAIT_MS);
 const run = (id: string, ...args: unknown[]) => stub.commands.get(id)!(...args);
 const status = () => stub.statusItems[0].text as string;
-const lastHtml = () => (stub.posted.at(-1)?.html ?? "") as string;
+/** The chat HTML a render message carries, whole or in keyed parts. */
+const htmlOf = (m: any): string => m?.html ?? (m?.parts ? m.parts.header + m.parts.items.map((i: { html: string }) => i.html).join("") : "");
+const lastHtml = () => htmlOf(stub.posted.at(-1));
 
 describe("integration: the extension in a stand-in VS Code", () => {
   let fake: FakeOpenAI;
@@ -83,7 +85,7 @@ describe("integration: the extension in a stand-in VS Code", () => {
     );
     // Typing in the chat with no session starts one in the workspace folder, then sends.
     chat.receive({ type: "send", prompt: "shorten the greeting" });
-    const pendingHtml = await until(() => stub.posted.map((m) => m.html as string).find((h) => /data-action="approve"/.test(h)), "the approval card");
+    const pendingHtml = await until(() => stub.posted.map(htmlOf).find((h) => /data-action="approve"/.test(h)), "the approval card");
     const approvalId = /data-approval-id="([^"]+)"/.exec(pendingHtml)?.[1];
     assert.ok(approvalId);
     assert.match(pendingHtml, /diff-add">\+hi</);

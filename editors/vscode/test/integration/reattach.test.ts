@@ -57,7 +57,7 @@ describe("integration: re-attach after a hidden view", () => {
     assert.equal(turn?.status, "completed");
     assert.equal(turn?.prompt, "What do the notes say?");
     assert.deepEqual(
-      turn?.blocks.map((b) => (b.kind === "text" ? b.text : b.kind === "tool" ? `${b.name}:${b.status}` : b.text)),
+      turn?.blocks.map((b) => (b.kind === "text" ? b.text : b.kind === "tool" ? `${b.name}:${b.status}` : b.kind === "steer" ? b.prompt : b.text)),
       ["Reading the notes first.", "read_file:succeeded", "They hold a heading only."],
     );
     assert.equal(s.status, "idle");

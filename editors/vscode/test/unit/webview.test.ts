@@ -1,44 +1,13 @@
 // The webview script in jsdom: it shows what the extension renders and posts the
 // user's clicks and prompts back.
 import assert from "node:assert/strict";
-import path from "node:path";
 import { before, describe, it } from "node:test";
-import * as esbuild from "esbuild";
-import { JSDOM } from "jsdom";
 import { reduceAll } from "../../src/client/reducer";
-import { renderChat, renderDocument } from "../../src/client/render";
+import { renderChat } from "../../src/client/render";
 import { load } from "../helpers/fixtures";
+import { boot, buildWebview } from "../helpers/webview";
 
-let script = "";
-
-before(async () => {
-  const out = await esbuild.build({
-    entryPoints: [path.join(__dirname, "..", "..", "src", "webview", "main.ts")],
-    bundle: true,
-    write: false,
-    format: "iife",
-    platform: "browser",
-  });
-  script = out.outputFiles[0].text;
-});
-
-function boot() {
-  const html = renderDocument({ cspSource: "x:", nonce: "n", scriptUri: "about:blank", styleUri: "about:blank", body: renderChat(undefined) });
-  const { window } = new JSDOM(html.replace(/<script[^>]*><\/script>/, ""), { runScripts: "outside-only" });
-  const posted: any[] = [];
-  let saved: unknown;
-  Object.assign(window, {
-    acquireVsCodeApi: () => ({
-      // Copied out of the window's realm, so deepEqual compares plain values.
-      postMessage: (m: unknown) => posted.push(JSON.parse(JSON.stringify(m))),
-      getState: () => saved,
-      setState: (s: unknown) => (saved = JSON.parse(JSON.stringify(s))),
-    }),
-  });
-  window.eval(script);
-  const render = (html: string) => window.dispatchEvent(new window.MessageEvent("message", { data: { type: "render", html } }));
-  return { window, doc: window.document, posted, render, saved: () => saved };
-}
+before(buildWebview);
 
 describe("webview script", () => {
   const actions = load("full-turn.jsonl");
