@@ -2,6 +2,7 @@
 // every piece of server or model text escaped; Markdown goes through markdown-it
 // with raw HTML disabled, so a model cannot inject markup into the webview.
 import MarkdownIt from "markdown-it";
+import { parseEditSummary } from "./proposedEdit";
 import { INTERRUPTED, type ApprovalRequested, type ContextRef, type Decision } from "./protocol";
 import { revealHidden } from "./revealHidden";
 import type { ApprovalView, Block, SessionState, ToolBlock, ToolStatus, TurnEntry } from "./state";
@@ -73,13 +74,16 @@ function prettyArguments(args: string): string {
   }
 }
 
-function approvalButtons(approvalId: string): string {
+function approvalButtons(approvalId: string, diffable: boolean): string {
   const id = escapeHtml(approvalId);
+  // An edit also opens in VS Code's diff editor (approvalDiff.ts).
+  const diff = diffable ? `<button class="open-diff secondary" data-action="open-diff" data-approval-id="${id}">Open Diff</button>` : "";
   return (
     `<div class="approval-buttons">` +
     `<button class="approve" data-action="approve" data-approval-id="${id}">Approve</button>` +
     `<button class="deny secondary" data-action="deny" data-approval-id="${id}">Deny</button>` +
     `<button class="approve-session secondary" data-action="approve-session" data-approval-id="${id}">Approve for session</button>` +
+    diff +
     `</div>`
   );
 }
@@ -91,7 +95,7 @@ function renderApproval(a: ApprovalView, pending: boolean): string {
     `<div class="approval-head"><span class="risk risk-${escapeHtml(a.risk)}">${escapeText(a.risk)}</span> ` +
     `<span class="approval-state">${pending ? "Approval needed" : escapeHtml(state)}</span></div>` +
     renderSummary(a.summary) +
-    (pending ? approvalButtons(a.approvalId) : "") +
+    (pending ? approvalButtons(a.approvalId, parseEditSummary(a.summary.split(" ", 1)[0], a.summary) !== undefined) : "") +
     `</div>`
   );
 }

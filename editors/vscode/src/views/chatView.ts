@@ -77,6 +77,10 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       case "action":
         void this.onAction(msg.action ?? "", msg.approvalId);
         return;
+      case "pickAttachment":
+        // `@` in the prompt box: the workspace file picker (scv.attachFile).
+        void vscode.commands.executeCommand("scv.attachFile");
+        return;
     }
   }
 
@@ -89,6 +93,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
           void vscode.window.showInformationMessage("SCV: this approval was already answered in another window.");
         }
       });
+    } else if (action === "open-diff" && approvalId) {
+      await vscode.commands.executeCommand("scv.approval.showDiff", approvalId);
     } else if (action === "cancel") {
       await vscode.commands.executeCommand("scv.cancelTurn");
     } else if (action === "new-session") {

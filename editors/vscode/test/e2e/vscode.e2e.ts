@@ -145,19 +145,25 @@ describe("e2e: the extension in a real VS Code (code-server + chromium)", { skip
     await wb.shot("streamed");
   });
 
-  step("approves one edit and denies another; the files on disk follow", async () => {
+  step("approves one edit and denies another in VS Code's diff editor; the files on disk follow", async () => {
     fake.script(
       { toolCalls: [{ id: "call_w", name: "write_file", arguments: { path: "approved.txt", content: "approved\n" } }] },
       { text: "Wrote approved.txt." },
     );
     await wb.command("SCV: Send Prompt");
     await wb.answerInput("Create approved.txt");
-    await wb.chat().locator('button[data-action="approve"]').first().waitFor({ timeout: STEP_MS });
-    await wb.shot("approval-write");
-    await wb.chat().locator('button[data-action="approve"]').first().click();
+    // From the approval card in the chat…
+    const openDiff = wb.chat().locator('button[data-action="open-diff"]').first();
+    await openDiff.waitFor({ timeout: STEP_MS });
+    await wb.shot("approval-card");
+    await openDiff.click();
+    await wb.waitDiff("approved.txt: new file ↔ proposed", "approved");
+    await wb.shot("approval-diff-write");
+    await wb.editorAction("SCV: Approve Edit");
     await until(() => existsSync(path.join(l.workspace, "approved.txt")), "approved.txt on disk");
     assert.equal(readFileSync(path.join(l.workspace, "approved.txt"), "utf8"), "approved\n");
     await wb.waitChat((t) => t.includes("Wrote approved.txt."), "the answer after the approved write");
+    await until(async () => !(await wb.tabs()).some((t) => t.includes("approved.txt")), "the answered diff to close");
 
     fake.script(
       { toolCalls: [{ id: "call_e", name: "edit_file", arguments: { path: "hello.txt", old: "hello", new: "HELLO" } }] },
@@ -165,9 +171,12 @@ describe("e2e: the extension in a real VS Code (code-server + chromium)", { skip
     );
     await wb.command("SCV: Send Prompt");
     await wb.answerInput("Shout in hello.txt");
-    await wb.chat().locator('button[data-action="deny"]').first().waitFor({ timeout: STEP_MS });
-    await wb.shot("approval-edit");
-    await wb.chat().locator('button[data-action="deny"]').first().click();
+    await wb.waitStatus((t) => t.includes("waiting for approval"), "waiting for approval");
+    // …and from the palette.
+    await wb.command("SCV: Review Edit in Diff Editor");
+    await wb.waitDiff("hello.txt: current ↔ proposed", "HELLO");
+    await wb.shot("approval-diff-edit");
+    await wb.editorAction("SCV: Deny Edit");
     await wb.waitChat((t) => t.includes("Left hello.txt alone."), "the answer after the denied edit");
     assert.equal(readFileSync(path.join(l.workspace, "hello.txt"), "utf8"), "hello\n", "a denied edit leaves the file");
     await wb.shot("approval-denied");

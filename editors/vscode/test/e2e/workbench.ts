@@ -119,6 +119,13 @@ export class Workbench {
     await action.click();
   }
 
+  /** Waits for a diff editor titled title whose proposed (right) side shows text. */
+  async waitDiff(title: string, text: string): Promise<void> {
+    await this.page.locator(".tabs-container .tab", { hasText: title }).first().waitFor({ timeout: STEP_MS });
+    const modified = this.page.locator(".monaco-diff-editor .editor.modified .view-lines").first();
+    await until(async () => (await modified.innerText().catch(() => "")).includes(text), `the diff's proposed side to show ${text}`);
+  }
+
   /** The tab labels of the editor area. */
   tabs(): Promise<string[]> {
     return this.page.locator(".tabs-container .tab .label-name").allInnerTexts();

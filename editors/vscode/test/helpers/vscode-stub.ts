@@ -169,7 +169,6 @@ export class VscodeStub {
       const push = (s: string) => {
         lines.push(s);
         stub.output.push(s);
-        stub.activity.fire();
       };
       return withFallback(
         {
