@@ -2,7 +2,6 @@
 // answer it from the diff's title bar.
 import * as vscode from "vscode";
 import { editApprovals } from "../approvalDiff";
-import type { Decision } from "../client/protocol";
 import { revealHidden } from "../client/revealHidden";
 import { Deps, ScvCommand } from "./run";
 
@@ -29,14 +28,23 @@ export const showApprovalDiff: ScvCommand = {
   },
 };
 
-function answer(id: string, decision: Decision): ScvCommand {
-  return {
-    id,
-    run: ({ diffs }: Deps, uri?: unknown) => diffs.answer(uri instanceof vscode.Uri ? uri : undefined, decision),
-  };
-}
+/** The diff editor's title actions: the URI is the document of the diff the user looks at. */
+const fromTitle = (uri: unknown) => (uri instanceof vscode.Uri ? uri : undefined);
 
-/** SCV: Approve Edit / Approve Edit for Session / Deny Edit — editor-title actions of the diff. */
-export const approveEdit = answer("scv.approval.approve", "approve");
-export const approveEditForSession = answer("scv.approval.approveSession", "approve-session");
-export const denyEdit = answer("scv.approval.deny", "deny");
+/** SCV: Approve Edit. */
+export const approveEdit: ScvCommand = {
+  id: "scv.approval.approve",
+  run: ({ diffs }: Deps, uri?: unknown) => diffs.answer(fromTitle(uri), "approve"),
+};
+
+/** SCV: Approve Edit for Session. */
+export const approveEditForSession: ScvCommand = {
+  id: "scv.approval.approveSession",
+  run: ({ diffs }: Deps, uri?: unknown) => diffs.answer(fromTitle(uri), "approve-session"),
+};
+
+/** SCV: Deny Edit. */
+export const denyEdit: ScvCommand = {
+  id: "scv.approval.deny",
+  run: ({ diffs }: Deps, uri?: unknown) => diffs.answer(fromTitle(uri), "deny"),
+};

@@ -43,22 +43,24 @@ export class Workbench {
   async palette(filter: string): Promise<void> {
     const input = this.page.locator(".quick-input-widget input");
     // A key press can land while the workbench moves focus (a view opening, a
-    // quick pick closing): press again until the palette is open.
+    // quick pick closing), and a second press closes a palette that was
+    // opening: open, wait, type, and start again only when typing failed.
     let tries = 0;
     await until(async () => {
-      if (await input.isVisible()) return true;
-      await this.page
-        .locator(".part.editor")
-        .first()
-        .click({ position: { x: 40, y: 40 }, timeout: 1000 })
-        .catch(() => this.page.keyboard.press("Escape"));
-      await this.page.keyboard.press(++tries % 2 ? "F1" : "Control+Shift+P");
-      return input.waitFor({ state: "visible", timeout: 1000 }).then(
+      if (!(await input.isVisible())) {
+        await this.page
+          .locator(".part.editor")
+          .first()
+          .click({ position: { x: 40, y: 40 }, timeout: 1000 })
+          .catch(() => this.page.keyboard.press("Escape"));
+        await this.page.keyboard.press(++tries % 2 ? "F1" : "Control+Shift+P");
+        await input.waitFor({ state: "visible", timeout: 3000 }).catch(() => undefined);
+      }
+      return input.fill(`>${filter}`, { timeout: 2000 }).then(
         () => true,
         () => false,
       );
     }, "the command palette");
-    await input.fill(`>${filter}`);
   }
 
   /** The labels of the quick pick's rows. */
