@@ -10,6 +10,7 @@ export interface Locator {
   fill(value: string, options?: { timeout?: number }): Promise<void>;
   press(key: string, options?: { timeout?: number }): Promise<void>;
   innerText(options?: { timeout?: number }): Promise<string>;
+  inputValue(options?: { timeout?: number }): Promise<string>;
   allInnerTexts(): Promise<string[]>;
   isVisible(): Promise<boolean>;
   count(): Promise<number>;

@@ -75,7 +75,12 @@ export class Workbench {
     const row = this.page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
     await row.waitFor({ timeout: STEP_MS });
     await this.page.keyboard.press("Enter");
-    await this.page.locator(".quick-input-widget input").waitFor({ state: "hidden", timeout: STEP_MS }).catch(() => undefined);
+    // The palette closes, or turns into the command's own input box.
+    const input = this.page.locator(".quick-input-widget input");
+    await until(
+      async () => !(await input.isVisible()) || !(await input.inputValue().catch(() => ">")).startsWith(">"),
+      `the palette to run ${title}`,
+    );
   }
 
   /** Answers an input box (showInputBox) with text. */
