@@ -147,21 +147,31 @@ export async function startCodeServer(l: Layout): Promise<CodeServer> {
   return { url: `http://127.0.0.1:${port}/?folder=${encodeURIComponent(l.workspace)}`, process: child, output: () => out, exited };
 }
 
-/** Pids of the processes running with this SCV_HOME (the scv servers the window started). */
-export function scvProcesses(scvHome: string): number[] {
+/** Pids of the processes started for this run (its SCV_HOME is in their environment). */
+export function runProcesses(scvHome: string): number[] {
   const needle = `SCV_HOME=${scvHome}\0`;
   const pids: number[] = [];
   for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      if (!cmd.includes("lsp") || cmd.some((a) => a.includes("code-server") || a.includes("node"))) continue;
       if (readFileSync(`/proc/${entry}/environ`, "utf8").includes(needle)) pids.push(Number(entry));
     } catch {
       // The process ended while we looked, or is not ours to read.
     }
   }
   return pids;
+}
+
+/** Of those, the scv servers the window started (`scv lsp`, not VS Code's node processes). */
+export function scvProcesses(scvHome: string): number[] {
+  return runProcesses(scvHome).filter((pid) => {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      return cmd.includes("lsp") && !cmd.some((a) => a.includes("node"));
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Every file under dir whose name ends with suffix. */

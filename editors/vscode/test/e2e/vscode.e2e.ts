@@ -21,6 +21,7 @@ import {
   layout,
   missingPieces,
   playwright,
+  runProcesses,
   scvProcesses,
   startCodeServer,
   writeSettings,
@@ -93,7 +94,14 @@ describe("e2e: the extension in a real VS Code (code-server + chromium)", { skip
   after(async () => {
     await browser?.close().catch(() => undefined);
     if (server && server.process.exitCode === null) server.process.kill("SIGKILL");
-    for (const pid of l ? scvProcesses(l.scvHome) : []) process.kill(pid, "SIGKILL");
+    // Whatever of this run outlived code-server (its file watcher does).
+    for (const pid of l ? runProcesses(l.scvHome) : []) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
     await fake?.close();
     // Keep the logs next to the screenshots; the run folder goes.
     for (const log of l ? filesUnder(l.logs, ".log") : []) {
