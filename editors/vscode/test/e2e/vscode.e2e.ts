@@ -153,6 +153,25 @@ describe("e2e: the extension in a real VS Code (code-server + chromium)", { skip
     await wb.shot("streamed");
   });
 
+  step("attaches a workspace file with the @ picker to the next prompt", async () => {
+    writeFileSync(path.join(l.workspace, "notes.md"), "the notes say forty-two\n");
+    await wb.command("SCV: Attach File or Selection…");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: STEP_MS });
+    await input.fill("notes");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "notes.md" }).first().waitFor({ timeout: STEP_MS });
+    await wb.shot("attach-picker");
+    await page.keyboard.press("Enter");
+    fake.script({ text: "The notes say 42." });
+    const requests = fake.requests.length;
+    const prompt = wb.chat().locator("#prompt");
+    await prompt.fill("What do the notes say?");
+    await prompt.press("Enter");
+    await wb.waitChat((t) => t.includes("The notes say 42."), "the answer about the notes");
+    assert.equal(fake.requests.length, requests + 1);
+    assert.match(JSON.stringify(fake.requests.at(-1).messages), /the notes say forty-two/, "the attached file reached the model");
+  });
+
   step("approves one edit and denies another in VS Code's diff editor; the files on disk follow", async () => {
     fake.script(
       { toolCalls: [{ id: "call_w", name: "write_file", arguments: { path: "approved.txt", content: "approved\n" } }] },
