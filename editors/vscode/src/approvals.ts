@@ -6,13 +6,15 @@ import type { ScvServer } from "./server";
 import type { ChatView } from "./views/chatView";
 import { runAction } from "./commands/run";
 import { revealHidden } from "./client/revealHidden";
+import { parseEditSummary } from "./client/proposedEdit";
 
 const ANSWERS: Array<[string, Decision]> = [
   ["Approve", "approve"],
   ["Deny", "deny"],
   ["Approve for Session", "approve-session"],
 ];
-const SHOW_DIFF = "Show in Chat";
+const SHOW_IN_CHAT = "Show in Chat";
+const OPEN_DIFF = "Open Diff";
 
 export class ApprovalNotifier implements vscode.Disposable {
   private readonly sub: { dispose(): void };
@@ -33,10 +35,15 @@ export class ApprovalNotifier implements vscode.Disposable {
     const pick = await vscode.window.showWarningMessage(
       `SCV asks to run ${revealHidden(a.name)} (${revealHidden(a.risk)}): ${firstLine}`,
       ...ANSWERS.map(([label]) => label),
-      SHOW_DIFF,
+      ...(parseEditSummary(a.name, a.summary) ? [OPEN_DIFF] : []),
+      SHOW_IN_CHAT,
     );
-    if (pick === SHOW_DIFF) {
+    if (pick === SHOW_IN_CHAT) {
       await this.chat.reveal();
+      return;
+    }
+    if (pick === OPEN_DIFF) {
+      await vscode.commands.executeCommand("scv.approval.showDiff", a.approvalId);
       return;
     }
     const decision = ANSWERS.find(([label]) => label === pick)?.[1];

@@ -1,7 +1,9 @@
 // Entry point: wires the server, the store's views and the commands together.
 // Everything protocol-related lives in client/, which does not import vscode.
 import * as vscode from "vscode";
+import { ApprovalDiffs } from "./approvalDiff";
 import { ApprovalNotifier } from "./approvals";
+import { PendingAttachments } from "./client/attachments";
 import { registerCommands } from "./commands";
 import { ScvServer } from "./server";
 import { affectsServer } from "./settings";
@@ -16,13 +18,15 @@ export function activate(context: vscode.ExtensionContext): void {
   server = new ScvServer(output);
   const chat = new ChatView(context.extensionUri, server);
   const queue = new QueueView(server);
-  const deps = { server, chat, output };
+  const diffs = new ApprovalDiffs(server);
+  const deps = { server, chat, output, diffs, attachments: new PendingAttachments() };
 
   context.subscriptions.push(
     output,
     server,
     chat,
     queue,
+    diffs,
     vscode.window.registerWebviewViewProvider(ChatView.id, chat, { webviewOptions: { retainContextWhenHidden: false } }),
     vscode.window.createTreeView(QueueView.id, { treeDataProvider: queue }),
     new StatusBar(server),

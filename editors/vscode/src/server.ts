@@ -15,7 +15,8 @@ import {
 import { describeError, Disposable, initializationOptions, RpcPeer, ScvConnection } from "./client/connection";
 import { serverLaunch } from "./client/launch";
 import { SessionStore } from "./client/store";
-import { readSettings } from "./settings";
+import { describePathSetting, readSettings } from "./settings";
+import { TraceChannel } from "./trace";
 
 /** Crashes after which the server is left stopped until the user restarts it. */
 export const MAX_RESTARTS = 5;
@@ -84,6 +85,9 @@ export class ScvServer implements vscode.Disposable {
   readonly store = new SessionStore(new ScvConnection(this.peer));
   private starting: Promise<SessionStore> | undefined;
 
+  /** Where `scv.trace.server` sends the JSON-RPC trace, whatever the output channel's log level. */
+  readonly trace = new TraceChannel();
+
   constructor(readonly output: vscode.LogOutputChannel) {}
 
   get running(): boolean {
@@ -108,6 +112,7 @@ export class ScvServer implements vscode.Disposable {
     const clientOptions: LanguageClientOptions = {
       documentSelector: [],
       outputChannel: this.output,
+      traceOutputChannel: this.trace.channel,
       initializationOptions: initializationOptions(),
       errorHandler: new BoundedRestarts(),
       initializationFailedHandler: (err) => {
@@ -115,14 +120,17 @@ export class ScvServer implements vscode.Disposable {
         return false;
       },
     };
-    // The id "scv" makes the client honour the `scv.trace.server` setting.
+    // The id "scv" makes the client read `scv.trace.server`; the trace channel's
+    // log level follows that setting (see TraceChannel).
     const client = new LanguageClient("scv", "SCV", serverOptions, clientOptions);
     this.peer.bind(client);
     try {
       await client.start();
     } catch (err) {
       this.peer.bind(undefined);
-      throw new Error(`Could not start “${settings.path} lsp”: ${describeError(err)}. Set “scv.path” to the scv executable.`);
+      const message = `Could not start “${settings.path} lsp”: ${describeError(err)}. Settings read: ${describePathSetting()}. Set “scv.path” to the scv executable on ${vscode.env.remoteName ? `the remote machine (${vscode.env.remoteName})` : "this machine"}.`;
+      this.output.error(message);
+      throw new Error(message);
     }
     client.onDidChangeState((e) => {
       // After a crash the client restarts the process by itself: the session is still
@@ -157,5 +165,6 @@ export class ScvServer implements vscode.Disposable {
   dispose(): void {
     void this.stop();
     this.store.dispose();
+    this.trace.dispose();
   }
 }

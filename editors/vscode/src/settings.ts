@@ -1,6 +1,7 @@
 // The `scv.*` settings, read in one place.
 import * as vscode from "vscode";
 import { APPROVAL_POLICIES, ApprovalPolicy, DaemonMode } from "./client/protocol";
+import { describeSetting } from "./client/settingSource";
 
 export interface Settings {
   path: string;
@@ -21,6 +22,19 @@ export function readSettings(): Settings {
     approvalPolicy: (APPROVAL_POLICIES as readonly string[]).includes(policy) ? (policy as ApprovalPolicy) : "on-risk",
     model: c.get<string>("model", "").trim(),
   };
+}
+
+/**
+ * Which settings files `scv.path` was read from, for the error shown when the
+ * server cannot start. `scv.path` has the default `window` scope so that User,
+ * Remote, Workspace and Folder settings all apply in every window; a
+ * machine-scoped setting is dropped from User settings in remote windows
+ * (issue 14, bug 3). An untrusted workspace cannot set it (package.json
+ * `capabilities.untrustedWorkspaces.restrictedConfigurations`).
+ */
+export function describePathSetting(): string {
+  const inspected = vscode.workspace.getConfiguration("scv").inspect<string>("path");
+  return inspected ? describeSetting(inspected, vscode.env.remoteName) : "scv.path could not be read";
 }
 
 /** Settings whose change needs a new server process. */

@@ -20,15 +20,15 @@ function sessionText(state: SessionState | undefined): { text: string; tooltip: 
   const queued = s.queued ? ` · ${s.queued} queued${s.paused ? " (paused)" : ""}` : s.paused ? " · paused" : "";
   switch (s.kind) {
     case "none":
-      return { text: "$(comment-discussion) SCV", tooltip: "SCV: no session — click to open the chat" };
+      return { text: "$(comment-discussion) SCV", tooltip: "SCV: no session — click for SCV's actions" };
     case "closed":
       return { text: "$(circle-slash) SCV: closed", tooltip: "The SCV session has ended" };
     case "approval":
-      return { text: `$(bell-dot) SCV: waiting for approval${queued}`, tooltip: "SCV is waiting for your approval — click to open the chat" };
+      return { text: `$(bell-dot) SCV: waiting for approval${queued}`, tooltip: "SCV is waiting for your approval — click for SCV's actions" };
     case "running":
-      return { text: `$(sync~spin) SCV: running${queued}`, tooltip: "SCV is working — click to open the chat" };
+      return { text: `$(sync~spin) SCV: running${queued}`, tooltip: "SCV is working — click for SCV's actions" };
     case "idle":
-      return { text: `$(check) SCV: idle${queued}`, tooltip: "SCV is idle — click to open the chat" };
+      return { text: `$(check) SCV: idle${queued}`, tooltip: "SCV is idle — click for SCV's actions" };
   }
 }
 
@@ -38,7 +38,7 @@ export class StatusBar implements vscode.Disposable {
 
   constructor(server: ScvServer) {
     this.item.name = "SCV";
-    this.item.command = "scv.showChat";
+    this.item.command = "scv.statusMenu";
     this.update(server.store.state);
     this.item.show();
     this.sub = server.store.onDidChange((s) => this.update(s));

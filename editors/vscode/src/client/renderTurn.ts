@@ -1,6 +1,7 @@
 // HTML of one turn of the chat: prompt, attachments, plan, reasoning, answers,
 // tool cards with their approvals and live output, the files the turn changed and
 // the undo. Every piece of server or model text is escaped.
+import { parseEditSummary } from "./proposedEdit";
 import { escapeHtml, escapeText } from "./escape";
 import { renderMarkdown } from "./markdown";
 import { INTERRUPTED, type ContextRef, type Decision, type PlanStatus, type PlanStep } from "./protocol";
@@ -65,11 +66,16 @@ function approvalButtons(a: ApprovalView): string {
   const rule = a.suggestedRule
     ? `<button class="allow-rule secondary" data-action="allow-rule" data-approval-id="${id}">Always allow ${escapeText(a.suggestedRule)}</button>`
     : "";
+  // An edit also opens in VS Code's diff editor (approvalDiff.ts).
+  const reviewEdit = parseEditSummary(a.summary.split(" ", 1)[0], a.summary) !== undefined
+    ? `<button class="open-diff secondary" data-action="review-edit" data-approval-id="${id}">Open Diff</button>`
+    : "";
   return (
     `<div class="approval-buttons">` +
     `<button class="approve" data-action="approve" data-approval-id="${id}">Approve</button>` +
     `<button class="deny secondary" data-action="deny" data-approval-id="${id}">Deny</button>` +
     `<button class="approve-session secondary" data-action="approve-session" data-approval-id="${id}">Approve for session</button>` +
+    reviewEdit +
     rule +
     `</div>`
   );

@@ -1,5 +1,7 @@
 // Registers every command; the list is the single source the package.json test checks.
 import * as vscode from "vscode";
+import { approveEdit, approveEditForSession, denyEdit, showApprovalDiff } from "./approvalDiff";
+import { attachFile } from "./attachFile";
 import { attachSession } from "./attachSession";
 import { cancelTurn } from "./cancelTurn";
 import { clearSession } from "./clearSession";
@@ -14,6 +16,7 @@ import { sendPrompt } from "./sendPrompt";
 import { sendSelection } from "./sendSelection";
 import { showChat } from "./showChat";
 import { showOutput } from "./showOutput";
+import { statusMenu } from "./statusMenu";
 
 export const COMMANDS: readonly ScvCommand[] = [
   newSession,
@@ -33,6 +36,12 @@ export const COMMANDS: readonly ScvCommand[] = [
   moveQueuedDown,
   removeQueued,
   refreshQueue,
+  showApprovalDiff,
+  approveEdit,
+  approveEditForSession,
+  denyEdit,
+  attachFile,
+  statusMenu,
 ];
 
 export function registerCommands(deps: Deps): vscode.Disposable[] {

@@ -2,6 +2,8 @@
 import * as vscode from "vscode";
 import { describeError } from "../client/connection";
 import { QueueConflictError } from "../client/store";
+import type { ApprovalDiffs } from "../approvalDiff";
+import type { PendingAttachments } from "../client/attachments";
 import type { ScvServer } from "../server";
 import type { ChatView } from "../views/chatView";
 
@@ -9,6 +11,9 @@ export interface Deps {
   server: ScvServer;
   chat: ChatView;
   output: vscode.LogOutputChannel;
+  diffs: ApprovalDiffs;
+  /** What the `@` picker attached, for the next prompt. */
+  attachments: PendingAttachments;
 }
 
 export interface ScvCommand {

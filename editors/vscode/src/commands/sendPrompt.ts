@@ -1,5 +1,6 @@
 import * as vscode from "vscode";
 import type { PromptContext } from "../client/protocol";
+import { withAttachments } from "../client/attachments";
 import type { SessionStore } from "../client/store";
 import { newSession } from "./newSession";
 import { Deps, ScvCommand } from "./run";
@@ -11,7 +12,7 @@ export async function submit(deps: Deps, prompt: string, context?: PromptContext
     if (!(await newSession.run(deps))) return;
     store = deps.server.store;
   }
-  const result = await store.sendPrompt(prompt, context);
+  const result = await store.sendPrompt(prompt, withAttachments(deps.attachments, context));
   if (result.status === "queued") {
     void vscode.window.setStatusBarMessage(`SCV: prompt queued at position ${result.position + 1}`, 3000);
   }

@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import * as vscode from "vscode";
+import { pickAttachment } from "../attachPicker";
 import { announcement } from "../client/announce";
 import { attachmentChips, parseChatMessage, toAttachments, type ChatMessage } from "../client/chatMessages";
 import type { Decision, PromptContext } from "../client/protocol";
@@ -124,9 +125,10 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         return;
       }
       case "pickAttachment": {
-        // scv.attachFile (the @ file picker) answers with the attachment(s) picked, or nothing.
-        const picked = await runAction("Attach file", () => Promise.resolve(vscode.commands.executeCommand<unknown>("scv.attachFile")));
-        this.attachments = [...this.attachments, ...toAttachments(picked)];
+        // `@` in the prompt box: the workspace file picker; the pick becomes a chip
+        // of this prompt (the palette's SCV: Attach File waits for the next prompt instead).
+        const picked = await runAction("Attach file", () => pickAttachment());
+        this.attachments = [...this.attachments, ...toAttachments(picked?.context)];
         this.showAttachments();
         return;
       }
@@ -183,6 +185,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       await runAction("Undo turn", () => undoTurn(store, turnId, action === "revert-force"));
     } else if (COMMAND_ACTIONS[action]) {
       await vscode.commands.executeCommand(COMMAND_ACTIONS[action]);
+    } else if (action === "review-edit" && approvalId) {
+      await vscode.commands.executeCommand("scv.approval.showDiff", approvalId);
     }
   }
 

@@ -104,6 +104,13 @@ export class VscodeStub {
   readonly executed: Array<{ id: string; args: unknown[] }> = [];
   readonly messages: Message[] = [];
   readonly output: string[] = [];
+  /** Lines per output channel, by name. */
+  readonly channels = new Map<string, string[]>();
+  /** The log level output channels report (LogLevel: Off 0, Trace 1, … Info 3). */
+  outputLogLevel = 2;
+  /** vscode.env.remoteName. */
+  remoteName: string | undefined;
+  private readonly configChanged = new EventEmitter<{ affectsConfiguration(section: string): boolean }>();
   readonly context = new Map<string, unknown>();
   readonly settings: Record<string, unknown> = {};
   readonly webviewProviders = new Map<string, any>();
@@ -138,6 +145,13 @@ export class VscodeStub {
     });
   }
 
+  /** Changes a setting and fires onDidChangeConfiguration, as the settings editor does. */
+  setSetting(key: string, value: unknown): void {
+    if (value === undefined) delete this.settings[key];
+    else this.settings[key] = value;
+    this.configChanged.fire({ affectsConfiguration: (section: string) => key === section || key.startsWith(`${section}.`) });
+  }
+
   api(): any {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const stub = this;
@@ -149,27 +163,34 @@ export class VscodeStub {
       stub.activity.fire();
       return answer();
     };
-    const channel = () =>
-      withFallback(
+    const channel = (name: string) => {
+      const lines = stub.channels.get(name) ?? [];
+      stub.channels.set(name, lines);
+      const push = (s: string) => {
+        lines.push(s);
+        stub.output.push(s);
+      };
+      return withFallback(
         {
-          name: "SCV",
-          append: (s: string) => stub.output.push(s),
-          appendLine: (s: string) => stub.output.push(s),
-          trace: (s: string) => stub.output.push(`[trace] ${s}`),
-          debug: (s: string) => stub.output.push(`[debug] ${s}`),
-          info: (s: string) => stub.output.push(`[info] ${s}`),
-          warn: (s: string) => stub.output.push(`[warn] ${s}`),
-          error: (s: unknown) => stub.output.push(`[error] ${String(s)}`),
+          name,
+          append: push,
+          appendLine: push,
+          trace: (s: string) => push(`[trace] ${s}`),
+          debug: (s: string) => push(`[debug] ${s}`),
+          info: (s: string) => push(`[info] ${s}`),
+          warn: (s: string) => push(`[warn] ${s}`),
+          error: (s: unknown) => push(`[error] ${String(s)}`),
           show: () => stub.executed.push({ id: "<output.show>", args: [] }),
           clear: () => undefined,
           hide: () => undefined,
           replace: () => undefined,
           dispose: () => undefined,
-          logLevel: 2,
+          logLevel: stub.outputLogLevel,
           onDidChangeLogLevel: new EventEmitter<number>().event,
         },
         "OutputChannel",
       );
+    };
     const api = {
       Disposable,
       EventEmitter,
@@ -281,18 +302,33 @@ export class VscodeStub {
                 },
                 has: (key: string) => (section ? `${section}.${key}` : key) in stub.settings,
                 update: async () => undefined,
-                inspect: () => undefined,
+                // The stub has one settings file: User settings.
+                inspect: (key: string) => {
+                  const full = section ? `${section}.${key}` : key;
+                  return { key: full, globalValue: stub.settings[full] };
+                },
               },
               "WorkspaceConfiguration",
             ),
-          onDidChangeConfiguration: new EventEmitter<unknown>().event,
+          onDidChangeConfiguration: stub.configChanged.event,
           onDidChangeWorkspaceFolders: new EventEmitter<unknown>().event,
           textDocuments: [],
           notebookDocuments: [],
         },
         "workspace",
       ),
-      env: withFallback({ appName: "Visual Studio Code (stub)", language: "en", machineId: "stub", sessionId: "stub" }, "env"),
+      env: withFallback(
+        {
+          appName: "Visual Studio Code (stub)",
+          language: "en",
+          machineId: "stub",
+          sessionId: "stub",
+          get remoteName() {
+            return stub.remoteName;
+          },
+        },
+        "env",
+      ),
       version: "1.91.0",
     };
     return withFallback(api, "vscode");

@@ -70,7 +70,7 @@ describe("integration: the extension in a stand-in VS Code", () => {
     assert.ok(stub.webviewProviders.has("scv.chat"));
     assert.ok(stub.treeProviders.has("scv.queue"));
     assert.equal(status(), "$(comment-discussion) SCV");
-    assert.equal(stub.statusItems[0].command, "scv.showChat");
+    assert.equal(stub.statusItems[0].command, "scv.statusMenu");
   });
 
   it("runs a turn from the chat: prompt, approval card, approve, answer; the status bar follows", async () => {

@@ -70,9 +70,11 @@ describe("integration: a full turn with a diff approval", () => {
     assert.match(approval.summary, /^\+hello, world$/m);
     assert.equal(readFileSync(path.join(scv.workspace, "hello.txt"), "utf8"), "hello\n", "nothing is written before approval");
 
-    // The chat shows the approval card with its three buttons and the diff.
+    // The chat shows the approval card with its three answers, Open Diff (an
+    // edit), and the diff.
     const doc = new JSDOM(renderChat(waiting)).window.document;
-    assert.equal(doc.querySelectorAll(`.approval[data-approval-id="${approval.approvalId}"] button`).length, 3);
+    const buttons = doc.querySelectorAll<HTMLButtonElement>(`.approval[data-approval-id="${approval.approvalId}"] button`);
+    assert.deepEqual([...buttons].map((b) => b.dataset.action), ["approve", "deny", "approve-session", "review-edit"]);
     assert.equal(doc.querySelector(".diff .diff-add")?.textContent, "+hello, world");
 
     assert.equal(await store.resolve(approval.approvalId, "approve"), true);

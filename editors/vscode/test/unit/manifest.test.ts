@@ -26,6 +26,22 @@ describe("package.json", () => {
     for (const c of contributed) assert.match(c.title, /^SCV: \S/, c.command);
   });
 
+  it("binds keys only to registered commands: focus chat, send selection, cancel, attach", () => {
+    const ids = new Set(registeredCommands());
+    const bound = (pkg.contributes.keybindings as Array<{ command: string; key: string; mac: string }>).map((k) => {
+      assert.ok(ids.has(k.command), k.command);
+      assert.ok(k.key && k.mac, `${k.command} has a key on every platform`);
+      return k.command;
+    });
+    assert.deepEqual(bound.sort(), ["scv.attachFile", "scv.cancelTurn", "scv.sendSelection", "scv.showChat"]);
+  });
+
+  it("answers edit approvals from the diff editor's title bar", () => {
+    const titleMenu = pkg.contributes.menus["editor/title"] as Array<{ command: string; when: string }>;
+    assert.deepEqual(titleMenu.map((m) => m.command), ["scv.approval.approve", "scv.approval.approveSession", "scv.approval.deny"]);
+    for (const m of titleMenu) assert.equal(m.when, "resourceScheme == scv-proposed");
+  });
+
   it("has every command the issue names", () => {
     const titles = contributed.map((c) => c.title);
     for (const t of [

@@ -43,6 +43,8 @@ describe("renderChat", () => {
       ["Approve", "approve", "a1"],
       ["Deny", "deny", "a1"],
       ["Approve for session", "approve-session", "a1"],
+      // An edit also opens in VS Code's diff editor.
+      ["Open Diff", "review-edit", "a1"],
     ]);
     assert.deepEqual([...approval.querySelectorAll(".diff .diff-add")].map((e) => e.textContent), ["+hello, world"]);
     assert.deepEqual([...approval.querySelectorAll(".diff .diff-del")].map((e) => e.textContent), ["-hello"]);
