@@ -66,7 +66,11 @@ describe("integration: the @ file picker", () => {
       return items.find((i) => i.label === "notes.md");
     });
     chat.receive({ type: "pickAttachment" });
-    await until(() => stub.messages.find((m) => /src\/notes\.md attached to the next prompt/.test(m.text)), "the attachment");
+    // The pick is a chip of the prompt being written.
+    await until(
+      () => stub.posted.find((m) => m?.type === "attachments" && m.items.some((i: { title: string }) => /src\/notes\.md$/.test(i.title))),
+      "the attachment's chip",
+    );
     assert.deepEqual(shown, [".gitignore", "README.md", "src/notes.md"]);
 
     fake.script({ text: "Read them." });

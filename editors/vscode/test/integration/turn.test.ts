@@ -74,7 +74,7 @@ describe("integration: a full turn with a diff approval", () => {
     // edit), and the diff.
     const doc = new JSDOM(renderChat(waiting)).window.document;
     const buttons = doc.querySelectorAll<HTMLButtonElement>(`.approval[data-approval-id="${approval.approvalId}"] button`);
-    assert.deepEqual([...buttons].map((b) => b.dataset.action), ["approve", "deny", "approve-session", "review-edit"]);
+    assert.deepEqual([...buttons].map((b) => b.dataset.action), ["approve", "deny", "approve-session", "review-edit", "allow-rule"]);
     assert.equal(doc.querySelector(".diff .diff-add")?.textContent, "+hello, world");
 
     assert.equal(await store.resolve(approval.approvalId, "approve"), true);
