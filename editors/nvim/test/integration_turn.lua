@@ -78,7 +78,8 @@ t.test("a full turn streams into scv://<id>; the edit is approved through vim.ui
   t.contains(text, "_usage: 8 input · 10 output tokens · 2 steps_")
   t.eq("b\n", it.read_file(notes), "the approved edit ran")
   t.eq(2, #prompts, "asked again after the split opened")
-  t.eq({ "Approve", "Deny", "Approve for session", "Open diff split (current ↔ proposed)" }, labels(prompts[1]))
+  -- notes.md fits the rule edit:notes.md, so "Always allow" is offered too.
+  t.eq({ "Approve", "Deny", "Approve for session", "Always allow edit:notes.md", "Open diff split (current ↔ proposed)" }, labels(prompts[1]))
   local sid = ctl.state.session_id
   t.eq(2, #split, "the split is two windows")
   t.ok(split[1].name:find("scv://approval/.*/current/notes.md$") ~= nil, split[1].name)
