@@ -112,4 +112,22 @@ function M.stub_select(answer)
   return asked
 end
 
+
+-- Replaces vim.notify with a recorder; the function returned tells whether
+-- a message holding needle was notified.
+function M.capture_notify()
+  local notes = {}
+  vim.notify = function(msg)
+    notes[#notes + 1] = msg
+  end
+  return function(needle)
+    for _, n in ipairs(notes) do
+      if tostring(n):find(needle, 1, true) then
+        return true
+      end
+    end
+    return false
+  end
+end
+
 return M

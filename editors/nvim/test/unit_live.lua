@@ -5,18 +5,7 @@ local t = dofile(vim.g.scv_test_root .. "/test/harness.lua")
 local fake = dofile(vim.g.scv_test_root .. "/test/fake_ctl.lua")
 local transcript = require("scv.transcript")
 
-local notes = {}
-vim.notify = function(msg)
-  notes[#notes + 1] = msg
-end
-local function notified(needle)
-  for _, n in ipairs(notes) do
-    if tostring(n):find(needle, 1, true) then
-      return true
-    end
-  end
-  return false
-end
+local notified = fake.capture_notify()
 
 local ctl, sent, conn = fake.setup()
 local last, note = fake.last, fake.note
