@@ -16,17 +16,10 @@ type callResult struct {
 	result, err json.RawMessage
 }
 
-// clientFiles routes a session's file tools through the ACP client's
-// fs/read_text_file and fs/write_text_file, as far as it advertised them;
-// the tools fall back to the disk for what it did not.
-type clientFiles struct {
-	d           *Door
-	sid         string
-	read, write bool
-}
-
-// filesFor is the FileAccess for a session of this connection, nil when
-// the client advertised neither fs method.
+// filesFor routes a session's file tools through the ACP client's
+// fs/read_text_file and fs/write_text_file, as far as it advertised them
+// (the tools use the disk for what it did not); nil when it advertised
+// neither.
 func (d *Door) filesFor(sid string) tools.FileAccess {
 	d.mu.Lock()
 	fs := d.clientFS.FS
@@ -34,37 +27,27 @@ func (d *Door) filesFor(sid string) tools.FileAccess {
 	if !fs.ReadTextFile && !fs.WriteTextFile {
 		return nil
 	}
-	return &clientFiles{d: d, sid: sid, read: fs.ReadTextFile, write: fs.WriteTextFile}
-}
-
-func (c *clientFiles) ReadText(ctx context.Context, abs string, line, limit int) (string, error) {
-	if !c.read {
-		return "", errors.ErrUnsupported
+	var files tools.ClientFiles
+	if fs.ReadTextFile {
+		files.Read = func(ctx context.Context, abs string, line, limit *int) (string, error) {
+			raw, err := d.request(ctx, schema.MethodReadTextFile, schema.ReadTextFileParams{SessionID: sid, Path: abs, Line: line, Limit: limit})
+			if err != nil {
+				return "", err
+			}
+			var r schema.ReadTextFileResult
+			if err := json.Unmarshal(raw, &r); err != nil {
+				return "", fmt.Errorf("the editor's answer to %s: %w", schema.MethodReadTextFile, err)
+			}
+			return r.Content, nil
+		}
 	}
-	p := schema.ReadTextFileParams{SessionID: c.sid, Path: abs}
-	if line > 1 {
-		p.Line = &line
+	if fs.WriteTextFile {
+		files.Write = func(ctx context.Context, abs, content string) error {
+			_, err := d.request(ctx, schema.MethodWriteTextFile, schema.WriteTextFileParams{SessionID: sid, Path: abs, Content: content})
+			return err
+		}
 	}
-	if limit > 0 {
-		p.Limit = &limit
-	}
-	raw, err := c.d.request(ctx, schema.MethodReadTextFile, p)
-	if err != nil {
-		return "", err
-	}
-	var r schema.ReadTextFileResult
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return "", fmt.Errorf("the editor's answer to %s: %w", schema.MethodReadTextFile, err)
-	}
-	return r.Content, nil
-}
-
-func (c *clientFiles) WriteText(ctx context.Context, abs, content string) error {
-	if !c.write {
-		return errors.ErrUnsupported
-	}
-	_, err := c.d.request(ctx, schema.MethodWriteTextFile, schema.WriteTextFileParams{SessionID: c.sid, Path: abs, Content: content})
-	return err
+	return files
 }
 
 // request sends a request to the client and waits for its answer, for ctx

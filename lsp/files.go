@@ -20,51 +20,34 @@ import (
 // fileRequestTimeoutMs).
 const FileRequestTimeout = 30 * time.Second
 
-// connFiles serves a turn's file tools through the connection whose
-// prompt started it, as far as that prompt's fileAccess said.
-type connFiles struct {
-	c           *conn
-	sid         string
-	read, write bool
-}
-
-// filesFor is the file access a prompt of this connection asked for; nil
-// when it asked for none.
+// filesFor is the file access a prompt of this connection asked for: the
+// turn's file tools go through this connection as far as the prompt's
+// fileAccess said; nil when it asked for none.
 func (c *conn) filesFor(sid string, fa *schema.FileAccess) tools.FileAccess {
 	if fa == nil || (!fa.Read && !fa.Write) {
 		return nil
 	}
-	return &connFiles{c: c, sid: sid, read: fa.Read, write: fa.Write}
-}
-
-func (f *connFiles) ReadText(ctx context.Context, abs string, line, limit int) (string, error) {
-	if !f.read {
-		return "", errors.ErrUnsupported
+	var files tools.ClientFiles
+	if fa.Read {
+		files.Read = func(ctx context.Context, abs string, line, limit *int) (string, error) {
+			raw, err := c.request(ctx, schema.MethodFileRead, schema.FileReadParams{SessionID: sid, Path: abs, Line: line, Limit: limit})
+			if err != nil {
+				return "", err
+			}
+			var r schema.FileReadResult
+			if err := json.Unmarshal(raw, &r); err != nil {
+				return "", fmt.Errorf("the editor's answer to %s: %w", schema.MethodFileRead, err)
+			}
+			return r.Content, nil
+		}
 	}
-	p := schema.FileReadParams{SessionID: f.sid, Path: abs}
-	if line > 1 {
-		p.Line = &line
+	if fa.Write {
+		files.Write = func(ctx context.Context, abs, content string) error {
+			_, err := c.request(ctx, schema.MethodFileWrite, schema.FileWriteParams{SessionID: sid, Path: abs, Content: content})
+			return err
+		}
 	}
-	if limit > 0 {
-		p.Limit = &limit
-	}
-	raw, err := f.c.request(ctx, schema.MethodFileRead, p)
-	if err != nil {
-		return "", err
-	}
-	var r schema.FileReadResult
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return "", fmt.Errorf("the editor's answer to %s: %w", schema.MethodFileRead, err)
-	}
-	return r.Content, nil
-}
-
-func (f *connFiles) WriteText(ctx context.Context, abs, content string) error {
-	if !f.write {
-		return errors.ErrUnsupported
-	}
-	_, err := f.c.request(ctx, schema.MethodFileWrite, schema.FileWriteParams{SessionID: f.sid, Path: abs, Content: content})
-	return err
+	return files
 }
 
 // request sends the client a request and waits for its answer, at most

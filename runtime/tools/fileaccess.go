@@ -37,3 +37,33 @@ func fileAccessFrom(ctx context.Context) FileAccess {
 
 // unsupported reports an error that means "use the disk".
 func unsupported(err error) bool { return errors.Is(err, errors.ErrUnsupported) }
+
+// ClientFiles is a FileAccess served by a front door's requests to its
+// client: Read or Write nil means the client does not offer it, and the
+// tool uses the disk. line and limit are nil when the tool wants the
+// whole file, as the wires' optional members are.
+type ClientFiles struct {
+	Read  func(ctx context.Context, absPath string, line, limit *int) (string, error)
+	Write func(ctx context.Context, absPath, content string) error
+}
+
+func (c ClientFiles) ReadText(ctx context.Context, absPath string, line, limit int) (string, error) {
+	if c.Read == nil {
+		return "", errors.ErrUnsupported
+	}
+	var from, count *int
+	if line > 1 {
+		from = &line
+	}
+	if limit > 0 {
+		count = &limit
+	}
+	return c.Read(ctx, absPath, from, count)
+}
+
+func (c ClientFiles) WriteText(ctx context.Context, absPath, content string) error {
+	if c.Write == nil {
+		return errors.ErrUnsupported
+	}
+	return c.Write(ctx, absPath, content)
+}
