@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"slices"
 	"sync"
 
 	"scv/bridge"
@@ -25,9 +24,8 @@ import (
 type Conn struct {
 	c *client.Client
 	// Daemon is true when the daemon answers, false for the in-process server.
-	Daemon  bool
-	methods []string // what initialize advertised
-	stop    func()   // ends the in-process server
+	Daemon bool
+	stop   func() // ends the in-process server
 
 	mu    sync.Mutex
 	notes []client.Notification
@@ -53,12 +51,10 @@ func Connect(ctx context.Context, socket string, server lsp.Options, clientName 
 		conn.Close()
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
-	var res schema.InitializeResult
-	if err := json.Unmarshal(raw, &res); err != nil {
+	if err := json.Unmarshal(raw, &schema.InitializeResult{}); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("decode the initialize result: %w", err)
 	}
-	conn.methods = res.Capabilities.Experimental.SCV.Methods
 	return conn, nil
 }
 
@@ -67,9 +63,6 @@ func (c *Conn) Close() {
 	c.c.Close()
 	c.stop()
 }
-
-// Supports reports whether the server advertised method at initialize.
-func (c *Conn) Supports(method string) bool { return slices.Contains(c.methods, method) }
 
 // Call sends one request.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
