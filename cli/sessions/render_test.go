@@ -58,6 +58,15 @@ func TestRender(t *testing.T) {
 		)},
 		want: []string{"_Turn `t1` changed 2 file(s):_", "- `a.go` +2 −1", "- `logo.png` (binary)", "_Reverted 1 turn(s) from turn `t1` on"},
 	}, {
+		name: "a turn whose tools changed nothing, with the too-large notice",
+		in: Transcript{SessionID: "s1", Events: ev(
+			session.TurnStarted{TurnID: "t1", Prompt: "build"},
+			session.TurnCompleted{TurnID: "t1", Steps: 1, ChangesPending: true},
+			session.TurnChanges{TurnID: "t1", Files: []session.FileStat{}, Notice: "the workspace is too large"},
+		)},
+		want:    []string{"_Turn completed in 1 step(s)", "_Note: the workspace is too large._"},
+		notWant: []string{"changed 0 file"},
+	}, {
 		name: "cancelled, failed, cleared, interrupted, restored",
 		in: Transcript{SessionID: "s1", Events: ev(
 			session.TurnStarted{TurnID: "t1", Prompt: "one"},

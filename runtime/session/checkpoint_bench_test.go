@@ -16,15 +16,24 @@ import (
 )
 
 // timedTurn runs one turn making calls and returns how long it took, from
-// the request to its end.
-func timedTurn(b *testing.B, r *ckptRig, calls []provider.ToolCall) time.Duration {
+// the request to its terminal event, and to its changes when it has any
+// (they follow the terminal event).
+func timedTurn(b *testing.B, r *ckptRig, calls []provider.ToolCall) (end, changes time.Duration) {
 	r.srv.Enqueue(fakeopenai.Reply{ToolCalls: calls}, fakeopenai.Reply{Chunks: []string{"done"}})
+	r.turns++
 	start := time.Now()
 	if _, err := r.s.StartTurn("go", nil, "1"); err != nil {
 		b.Fatal(err)
 	}
+	r.rec.waitFor(b, TurnCompleted{}, r.turns)
+	end = time.Since(start)
+	if r.s.ckpt.root != nil {
+		r.changes++
+		r.rec.waitFor(b, TurnChanges{}, r.changes)
+		changes = time.Since(start)
+	}
 	r.s.turns.Wait()
-	return time.Since(start)
+	return end, changes
 }
 
 // hundredWrites are the calls of a turn that rewrites 100 files of 10 KB.
@@ -47,13 +56,16 @@ func BenchmarkCheckpointOverhead(b *testing.B) {
 	for _, r := range []*ckptRig{on, off} {
 		timedTurn(b, r, hundredWrites(-1)) // creates the files; on: the first checkpoint
 	}
-	var tOn, tOff []float64
+	var tOn, tOff, tChanges []float64
 	round := 0
 	for b.Loop() {
-		tOff = append(tOff, timedTurn(b, off, hundredWrites(round)).Seconds())
-		tOn = append(tOn, timedTurn(b, on, hundredWrites(round)).Seconds())
+		off, _ := timedTurn(b, off, hundredWrites(round))
+		on, changes := timedTurn(b, on, hundredWrites(round))
+		tOff, tOn, tChanges = append(tOff, off.Seconds()), append(tOn, on.Seconds()), append(tChanges, changes.Seconds())
 		round++
 	}
+	b.ReportMetric(medianOf(tChanges)*1000, "on-changes-ms/turn")
+	b.ReportMetric(medianOf(tChanges)/medianOf(tOff), "ratio-to-changes")
 	b.ReportMetric(medianOf(tOn)*1000, "on-ms/turn")
 	b.ReportMetric(medianOf(tOff)*1000, "off-ms/turn")
 	b.ReportMetric(medianOf(tOn)/medianOf(tOff), "ratio")
@@ -120,19 +132,24 @@ func BenchmarkCheckpointLargeWorkspace(b *testing.B) {
 		return []provider.ToolCall{call("c1", "shell", map[string]any{"command": fmt.Sprintf("echo %d > pkg000/f000.go", round)})}
 	}
 	walk := statWalk(b, on.ws)
-	first := timedTurn(b, on, shell(-1))
+	_, first := timedTurn(b, on, shell(-1))
 	timedTurn(b, off, shell(-1))
-	var tOn, tOff []float64
+	var tOn, tOff, tChanges []float64
 	round := 0
 	for b.Loop() {
-		tOff = append(tOff, timedTurn(b, off, shell(round)).Seconds())
-		tOn = append(tOn, timedTurn(b, on, shell(round)).Seconds())
+		off, _ := timedTurn(b, off, shell(round))
+		on, changes := timedTurn(b, on, shell(round))
+		tOff, tOn, tChanges = append(tOff, off.Seconds()), append(tOn, on.Seconds()), append(tChanges, changes.Seconds())
 		round++
 	}
 	b.ReportMetric(first.Seconds()*1000, "first-checkpoint-turn-ms")
 	b.ReportMetric(medianOf(tOn)*1000, "on-ms/turn")
 	b.ReportMetric(medianOf(tOff)*1000, "off-ms/turn")
+	// added-ms is what the checkpoint adds to the turn (its end comes
+	// before the snapshot after it); changes-added-ms is how much later
+	// than a turn without checkpoints its changes are known.
 	b.ReportMetric((medianOf(tOn)-medianOf(tOff))*1000, "added-ms")
+	b.ReportMetric((medianOf(tChanges)-medianOf(tOff))*1000, "changes-added-ms")
 	// A snapshot must lstat every file, twice a shell turn (before the
 	// command and after it): how long one walk takes on this machine puts
 	// added-ms in proportion.

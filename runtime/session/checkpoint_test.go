@@ -24,6 +24,9 @@ type ckptRig struct {
 	rec *waitingRecorder
 	srv *fakeopenai.Server
 	ws  string
+	// turns and changes count the terminal and changes events seen by
+	// the benchmarks' timedTurn.
+	turns, changes int
 }
 
 func newCkptRig(t testing.TB, extraConfig string) *ckptRig {
@@ -45,7 +48,7 @@ func newCkptRig(t testing.TB, extraConfig string) *ckptRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.CancelTurns(nil); m.Shutdown() })
-	return &ckptRig{t, m, s, rec, srv, s.cwd}
+	return &ckptRig{t: t, m: m, s: s, rec: rec, srv: srv, ws: s.cwd}
 }
 
 func call(id, name string, args map[string]any) provider.ToolCall {

@@ -38,7 +38,7 @@ func (r *waitingRecorder) Deliver(ev Event) {
 
 // waitFor returns, as JSON members, the n-th (1-based) event whose payload
 // has kind's type.
-func (r *waitingRecorder) waitFor(t *testing.T, kind Payload, n int) map[string]any {
+func (r *waitingRecorder) waitFor(t testing.TB, kind Payload, n int) map[string]any {
 	t.Helper()
 	deadline := time.NewTimer(10 * time.Second)
 	defer deadline.Stop()

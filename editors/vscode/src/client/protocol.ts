@@ -217,9 +217,10 @@ export interface ContextCompacted extends EventBase {
   afterTokens: number;
   removedMessages: number;
 }
-export interface TurnCompleted extends EventBase { turnId: string; steps: number; usage: Usage }
-export interface TurnCancelled extends EventBase { turnId: string }
-export interface TurnFailed extends EventBase { turnId: string; code: string; message: string }
+/** `changesPending`: the turn's `scv/turn/changes` follows this event. */
+export interface TurnCompleted extends EventBase { turnId: string; steps: number; usage: Usage; changesPending?: boolean }
+export interface TurnCancelled extends EventBase { turnId: string; changesPending?: boolean }
+export interface TurnFailed extends EventBase { turnId: string; code: string; message: string; changesPending?: boolean }
 export interface QueueSnapshot extends EventBase { entries: QueueEntry[]; paused: boolean }
 export interface QueueEnqueued extends EventBase { entry: QueueEntry; position: number }
 export interface QueueUpdated extends EventBase { entry: QueueEntry }

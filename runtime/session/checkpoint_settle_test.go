@@ -1,0 +1,161 @@
+package session
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"scv/internal/fakeopenai"
+	"scv/runtime/provider"
+)
+
+// holdFinish makes the rig's next turn checkpoints wait, once their
+// terminal event is out, until release is closed; entered is closed when
+// the first one waits.
+func holdFinish(r *ckptRig) (entered, release chan struct{}) {
+	entered, release = make(chan struct{}), make(chan struct{})
+	first := true
+	r.s.ckpt.finishHook = func() {
+		if first {
+			first = false
+			close(entered)
+		}
+		<-release
+	}
+	return entered, release
+}
+
+// positions returns the position of each payload in events, matching by type
+// and turn, -1 when absent.
+func positions(events []Event, match ...func(Payload) bool) []int {
+	at := make([]int, len(match))
+	for i, m := range match {
+		at[i] = -1
+		for j, ev := range events {
+			if m(ev.Payload) {
+				at[i] = j
+				break
+			}
+		}
+	}
+	return at
+}
+
+func of[T Payload](turnID string) func(Payload) bool {
+	return func(p Payload) bool {
+		v, ok := p.(T)
+		return ok && (turnID == "" || reflect.ValueOf(v).FieldByName("TurnID").String() == turnID)
+	}
+}
+
+func (r *waitingRecorder) snapshot() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Event(nil), r.events...)
+}
+
+// A prompt queued behind a turn starts once that turn's changes are out,
+// and a prompt sent meanwhile joins the queue rather than jump it.
+func TestAQueuedTurnStartsAfterTheChangesOfTheTurnBefore(t *testing.T) {
+	r := newCkptRig(t, "")
+	entered, release := holdFinish(r)
+	answer := make(chan struct{})
+	r.srv.Enqueue(fakeopenai.Reply{ToolCalls: []provider.ToolCall{call("c1", "write_file", map[string]any{"path": "a.txt", "content": "two\n"})}},
+		fakeopenai.Reply{Chunks: []string{"done"}, Hold: answer},
+		fakeopenai.Reply{Chunks: []string{"second"}}, fakeopenai.Reply{Chunks: []string{"third"}})
+	t1 := startTurn(t, r.s, "edit")
+	if _, err := r.srv.WaitRequests(2, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := r.s.StartTurn("second", nil, "1"); err != nil || res.Status != "queued" {
+		t.Fatalf("second prompt: %+v, %v", res, err)
+	}
+	close(answer)
+	end := r.rec.waitFor(t, TurnCompleted{}, 1)
+	if end["changesPending"] != true {
+		t.Fatalf("the terminal event does not announce the changes: %v", end)
+	}
+	<-entered
+	if q := r.s.Queue(); len(q.Entries) != 1 {
+		t.Fatalf("the queue moved before the changes were out: %+v", q)
+	}
+	if res, err := r.s.StartTurn("third", nil, "1"); err != nil || res.Status != "queued" {
+		t.Fatalf("a prompt sent while the queue waits: %+v, %v; want it queued behind the second", res, err)
+	}
+	close(release)
+	r.rec.waitFor(t, TurnCompleted{}, 3)
+	at := positions(r.rec.snapshot(), of[TurnCompleted](t1), of[TurnChanges](t1), of[QueueDequeued](""))
+	if !(at[0] >= 0 && at[0] < at[1] && at[1] < at[2]) {
+		t.Errorf("events at %v; want the terminal event, then the changes, then the next turn", at)
+	}
+}
+
+// A session closed while its last turn's changes are being taken closes
+// once they are stored.
+func TestClosingWhileTheChangesAreTakenStoresThem(t *testing.T) {
+	r := newCkptRig(t, "")
+	entered, release := holdFinish(r)
+	r.srv.Enqueue(fakeopenai.Reply{ToolCalls: []provider.ToolCall{call("c1", "write_file", map[string]any{"path": "a.txt", "content": "two\n"})}},
+		fakeopenai.Reply{Chunks: []string{"done"}})
+	t1 := startTurn(t, r.s, "edit")
+	<-entered
+	if err := r.m.Close(r.s.ID()); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	r.rec.waitFor(t, SessionClosed{}, 1)
+	at := positions(r.rec.snapshot(), of[TurnChanges](t1), of[SessionClosed](""))
+	if !(at[0] >= 0 && at[0] < at[1]) {
+		t.Fatalf("events at %v; want the changes before the close", at)
+	}
+	loaded, err := r.m.opts.Store.Read(r.s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, _ := StoredEvents(r.s.ID(), loaded.Records)
+	if positions(events, of[TurnChanges](t1))[0] < 0 {
+		t.Error("the changes were not stored")
+	}
+}
+
+// A fork at a turn keeps that turn's changes even when they were stored
+// after the next turn began, numbered on from the fork's last record.
+func TestAForkKeepsChangesStoredAfterTheNextTurnBegan(t *testing.T) {
+	r := newCkptRig(t, "")
+	entered, release := holdFinish(r)
+	r.srv.Enqueue(fakeopenai.Reply{ToolCalls: []provider.ToolCall{call("c1", "write_file", map[string]any{"path": "a.txt", "content": "two\n"})}},
+		fakeopenai.Reply{Chunks: []string{"done"}}, fakeopenai.Reply{Chunks: []string{"chat"}})
+	t1 := startTurn(t, r.s, "edit")
+	<-entered
+	startTurn(t, r.s, "just talk") // nothing queued: it starts at once
+	r.rec.waitFor(t, TurnCompleted{}, 2)
+	close(release)
+	r.rec.waitFor(t, TurnChanges{}, 1)
+	forkID, err := r.m.Fork(r.s.ID(), t1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := r.m.opts.Store.Read(forkID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, rec := range loaded.Records {
+		if i > 0 && rec.Seq <= loaded.Records[i-1].Seq {
+			t.Fatalf("the fork's seqs go back at record %d: %d after %d", i, rec.Seq, loaded.Records[i-1].Seq)
+		}
+	}
+	events, _ := StoredEvents(forkID, loaded.Records)
+	at := positions(events, of[TurnCompleted](t1), of[TurnChanges](t1), of[TurnStarted](""))
+	if at[1] < 0 || at[1] < at[0] {
+		t.Errorf("the fork's events at %v; want turn %s's changes after its end", at, t1)
+	}
+	started := 0
+	for _, ev := range events {
+		if of[TurnStarted]("")(ev.Payload) {
+			started++
+		}
+	}
+	if started != 1 {
+		t.Errorf("the fork holds %d turns; want only %s", started, t1)
+	}
+}
