@@ -53,6 +53,11 @@ func TestInvariantsCatchBrokenStreams(t *testing.T) {
 			ev(1, "scv/turn/changes", "s", 2, "t", ""),
 			ev(2, "scv/turn/changes", "s", 3, "t", ""),
 		}, 1},
+		{"reloaded after the close", []Note{
+			ev(0, "scv/turn/completed", "s", 1, "t", ""),
+			ev(1, "scv/session/closed", "s", 2, "", ""),
+			ev(2, "scv/turn/started", "s", 4097, "u", ""),
+		}, 0},
 		{"lagged exactly", []Note{
 			ev(0, "scv/assistant/delta", "s", 1, "t", ""),
 			newNote(1, "scv/session/lagged", []byte(`{"sessionId":"s","missed":5}`)),
