@@ -125,7 +125,9 @@ type outcome struct {
 	err error // nil: completed
 }
 
-// endTurn emits the turn's one terminal event and starts the next queued prompt.
+// endTurn emits the turn's one terminal event, hands the steers it never
+// read to the queue and starts the next queued prompt. A closing session
+// drops them with its queue.
 func (s *Session) endTurn(t *turn, o outcome) {
 	t.cancel()
 	s.mu.Lock()
@@ -136,6 +138,7 @@ func (s *Session) endTurn(t *turn, o outcome) {
 		s.finishCloseLocked()
 		return
 	}
+	s.requeueSteersLocked(t)
 	s.startNextLocked()
 	s.markIdleLocked()
 }
