@@ -111,9 +111,14 @@ func renderEvent(b *strings.Builder, payload any) {
 	case session.TurnFailed:
 		fmt.Fprintf(b, "\n**Turn failed** (%s): %s\n", code(p.Code), termsafe.Line(p.Message))
 	case session.TurnChanges:
-		fmt.Fprintf(b, "\n_Changed %d file(s):_\n\n", len(p.Files))
+		if len(p.Files) > 0 { // a turn whose tools changed nothing says so with none
+			fmt.Fprintf(b, "\n_Turn %s changed %d file(s):_\n\n", code(p.TurnID), len(p.Files))
+		}
 		for _, f := range p.Files {
 			fmt.Fprintf(b, "- %s %s\n", code(f.Path), stat(f))
+		}
+		if p.Notice != "" {
+			fmt.Fprintf(b, "\n_Note: %s._\n", termsafe.Line(p.Notice))
 		}
 	case session.TurnReverted:
 		fmt.Fprintf(b, "\n---\n\n_Reverted %d turn(s) from turn %s on: their files were restored and their messages left the model's history._\n", len(p.TurnIDs), code(p.TurnID))

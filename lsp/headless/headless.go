@@ -153,6 +153,9 @@ type ownTurn struct {
 	sessionID string
 	turnID    string
 	queued    schema.QueueEntry
+	// ended holds the exit status once the turn's terminal event said its
+	// changes follow (changesPending): exec prints them before it exits.
+	ended *int
 }
 
 // owns reports whether an event of turn id belongs to the followed turn.
@@ -275,27 +278,45 @@ func (r *runner) show(ctx context.Context, c *client.Client, t *ownTurn, n clien
 		var p schema.TurnChangesEventParams
 		_ = json.Unmarshal(n.Params, &p)
 		_, _ = io.WriteString(r.opts.Log, ChangedFiles(p.SessionID, p.TurnChanges))
+		if t.ended != nil {
+			return *t.ended, true
+		}
 	case schema.EvTurnCompleted:
 		_, _ = io.WriteString(r.opts.Out, text.Flush())
 		var p struct {
-			Steps int
-			Usage struct{ InputTokens, OutputTokens int }
+			Steps          int
+			Usage          struct{ InputTokens, OutputTokens int }
+			ChangesPending bool
 		}
 		_ = json.Unmarshal(n.Params, &p)
 		fmt.Fprintf(r.opts.Log, "— done in %d step(s); tokens: %d in, %d out\n", p.Steps, p.Usage.InputTokens, p.Usage.OutputTokens)
-		return ExitCompleted, true
+		return t.end(ExitCompleted, p.ChangesPending)
 	case schema.EvTurnCancelled:
 		_, _ = io.WriteString(r.opts.Out, text.Flush())
+		var p struct{ ChangesPending bool }
+		_ = json.Unmarshal(n.Params, &p)
 		fmt.Fprintln(r.opts.Log, "— cancelled")
-		return ExitCancelled, true
+		return t.end(ExitCancelled, p.ChangesPending)
 	case schema.EvTurnFailed:
 		_, _ = io.WriteString(r.opts.Out, text.Flush())
-		var p struct{ Code, Message string }
+		var p struct {
+			Code, Message  string
+			ChangesPending bool
+		}
 		_ = json.Unmarshal(n.Params, &p)
 		fmt.Fprintf(r.opts.Log, "— failed (%s): %s\n", termsafe.Line(p.Code), termsafe.Escape(p.Message))
-		return ExitFailed, true
+		return t.end(ExitFailed, p.ChangesPending)
 	}
 	return 0, false
+}
+
+// end is the turn's terminal event: done, unless its changes follow.
+func (t *ownTurn) end(status int, changesPending bool) (int, bool) {
+	if changesPending {
+		t.ended = &status
+		return 0, false
+	}
+	return status, true
 }
 
 // oneLine shows model or tool text on one line of at most max bytes: its

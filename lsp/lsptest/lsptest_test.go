@@ -39,6 +39,20 @@ func TestInvariantsCatchBrokenStreams(t *testing.T) {
 			ev(0, "scv/turn/completed", "s", 1, "t", ""),
 			ev(1, "scv/assistant/delta", "s", 2, "t", ""),
 		}, 1},
+		{"changes after an end that announced them", []Note{
+			ev(0, "scv/turn/completed", "s", 1, "t", `,"changesPending":true`),
+			ev(1, "scv/turn/started", "s", 2, "u", ""),
+			ev(2, "scv/turn/changes", "s", 3, "t", ""),
+		}, 0},
+		{"changes the end did not announce", []Note{
+			ev(0, "scv/turn/cancelled", "s", 1, "t", ""),
+			ev(1, "scv/turn/changes", "s", 2, "t", ""),
+		}, 1},
+		{"changes twice", []Note{
+			ev(0, "scv/turn/failed", "s", 1, "t", `,"changesPending":true`),
+			ev(1, "scv/turn/changes", "s", 2, "t", ""),
+			ev(2, "scv/turn/changes", "s", 3, "t", ""),
+		}, 1},
 		{"lagged exactly", []Note{
 			ev(0, "scv/assistant/delta", "s", 1, "t", ""),
 			newNote(1, "scv/session/lagged", []byte(`{"sessionId":"s","missed":5}`)),

@@ -106,11 +106,12 @@ func All(preds ...func(Note) bool) func(Note) bool {
 type invariants struct {
 	lastSeq    map[string]uint64 // sessionId → last seq seen in the current segment
 	terminated map[string]Note   // turnId → its terminal event
+	changed    map[string]bool   // turnId → its changes arrived
 	violations []string
 }
 
 func newInvariants() *invariants {
-	return &invariants{lastSeq: map[string]uint64{}, terminated: map[string]Note{}}
+	return &invariants{lastSeq: map[string]uint64{}, terminated: map[string]Note{}, changed: map[string]bool{}}
 }
 
 // restart begins a new segment for a session: an attach may replay events
@@ -120,6 +121,7 @@ func (v *invariants) restart(sessionID string) {
 	for turn, n := range v.terminated {
 		if n.SessionID == sessionID {
 			delete(v.terminated, turn)
+			delete(v.changed, turn)
 		}
 	}
 }
@@ -143,8 +145,13 @@ func (v *invariants) observe(n Note) {
 		v.lastSeq[n.SessionID] = n.Seq
 	}
 	// turn/reverted names turns that ended long ago: it is the session's
-	// event about them, not one of theirs.
+	// event about them, not one of theirs. turn/changes follows the
+	// terminal event that said changesPending.
 	if n.TurnID == "" || !strings.HasPrefix(n.Method, schema.Namespace) || n.Method == schema.EvTurnReverted {
+		return
+	}
+	if n.Method == schema.EvTurnChanges {
+		v.changes(n)
 		return
 	}
 	if prev, done := v.terminated[n.TurnID]; done {
@@ -154,4 +161,22 @@ func (v *invariants) observe(n Note) {
 	if IsTerminal(n.Method) {
 		v.terminated[n.TurnID] = n
 	}
+}
+
+// changes checks a turn's scv/turn/changes: one, after a terminal event
+// that announced it. Without that terminal event in view (an attach may
+// replay from between the two) there is nothing to hold it to.
+func (v *invariants) changes(n Note) {
+	end, ended := v.terminated[n.TurnID]
+	var pending struct {
+		ChangesPending bool `json:"changesPending"`
+	}
+	switch {
+	case !ended:
+	case end.Decode(&pending) != nil || !pending.ChangesPending:
+		v.violations = append(v.violations, fmt.Sprintf("turn %s: %s after a terminal %s that did not announce it", n.TurnID, n, end))
+	case v.changed[n.TurnID]:
+		v.violations = append(v.violations, fmt.Sprintf("turn %s: a second %s", n.TurnID, n))
+	}
+	v.changed[n.TurnID] = true
 }

@@ -28,6 +28,9 @@ type Target struct {
 	Path string
 	Want *Entry // nil: the file did not exist
 	Left *Entry // nil: the turns left no file
+	// Late: the file changed again after the last of the turns ended, so
+	// Left may hold that change too and cannot vouch for the file.
+	Late bool
 }
 
 // Conflict is a file changed since the turns that are being undone.
@@ -65,7 +68,7 @@ func (r *Repo) Revert(ctx context.Context, targets []Target, force bool, afterFi
 		switch {
 		case sameEntry(now, t.Want):
 			out.Reverted = append(out.Reverted, t.Path)
-		case sameEntry(now, t.Left) || force:
+		case (sameEntry(now, t.Left) && !t.Late) || force:
 			todo = append(todo, t)
 		default:
 			c, err := r.conflict(ctx, t, now)
@@ -90,10 +93,17 @@ func (r *Repo) Revert(ctx context.Context, targets []Target, force bool, afterFi
 	return out, nil
 }
 
+// lateNote heads the diff of a file changed again after the turns ended.
+const lateNote = "# changed again after the turn ended; this diff is from before the turn to now\n"
+
 func (r *Repo) conflict(ctx context.Context, t Target, now *Entry) (Conflict, error) {
-	left, cur := EmptyBlob, EmptyBlob
-	if t.Left != nil {
-		left = t.Left.Hash
+	left, cur, note := EmptyBlob, EmptyBlob, ""
+	from := t.Left
+	if t.Late {
+		from, note = t.Want, lateNote
+	}
+	if from != nil {
+		left = from.Hash
 	}
 	if now != nil && now.Mode != "dir" {
 		data, err := r.read(t.Path, now)
@@ -108,7 +118,7 @@ func (r *Repo) conflict(ctx context.Context, t Target, now *Entry) (Conflict, er
 	if err != nil {
 		return Conflict{}, err
 	}
-	return Conflict{Path: t.Path, Diff: diff}, nil
+	return Conflict{Path: t.Path, Diff: note + diff}, nil
 }
 
 func sameEntry(a, b *Entry) bool {

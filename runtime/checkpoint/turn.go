@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // Turn is the checkpoint of one running turn: the workspace before its
@@ -17,6 +18,9 @@ type Turn struct {
 	known  map[string]bool // paths in before; nil until a file tool needs it
 	forced []string        // paths Extend added: the after tree needs them too
 	whole  bool            // before is a whole snapshot, so shell changes are covered
+	// toolsDone is when the turn's last tool that may change files ended
+	// (see late.go).
+	toolsDone time.Time
 }
 
 // Begin takes turn id's checkpoint: a whole snapshot when whole is set,
@@ -90,7 +94,13 @@ func (t *Turn) Finish(ctx context.Context) ([]Change, error) {
 	if err != nil || len(changes) == 0 {
 		return nil, err
 	}
-	return changes, t.repo.setRefs(ctx, map[string]string{t.id + "/before": t.before, t.id + "/after": after})
+	refs := map[string]string{t.id + "/before": t.before, t.id + "/after": after}
+	if late := t.late(changes); len(late) > 0 {
+		if refs[t.id+lateRef], err = t.repo.storeLate(ctx, late); err != nil {
+			return nil, err
+		}
+	}
+	return changes, t.repo.setRefs(ctx, refs)
 }
 
 // trees returns turn id's before and after trees; ok is false when the
@@ -217,6 +227,10 @@ func (r *Repo) Plan(ctx context.Context, ids []string) ([]Target, error) {
 		if err != nil {
 			return nil, err
 		}
+		late, err := r.lateSet(ctx, id)
+		if err != nil {
+			return nil, err
+		}
 		for _, p := range paths {
 			t, seen := byPath[p]
 			if !seen {
@@ -224,7 +238,7 @@ func (r *Repo) Plan(ctx context.Context, ids []string) ([]Target, error) {
 				byPath[p] = t
 				order = append(order, p)
 			}
-			t.Left = entryPtr(now, p)
+			t.Left, t.Late = entryPtr(now, p), late[p]
 		}
 	}
 	targets := make([]Target, len(order))

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -175,6 +176,7 @@ func TestRevertConflictIsRefusedThenForced(t *testing.T) {
 	r := newCkptRig(t, "")
 	r.put("a.txt", "one\n")
 	t1 := r.turn(1, "edit", call("c1", "write_file", map[string]any{"path": "a.txt", "content": "two\n"}))
+	r.rec.waitFor(t, TurnChanges{}, 1)
 	r.put("a.txt", "user\n")
 	res, err := r.s.RevertTurn(t1, false)
 	if err != nil || len(res.Conflicts) != 1 || res.Conflicts[0].Path != "a.txt" || len(res.Reverted) != 0 {
@@ -189,6 +191,43 @@ func TestRevertConflictIsRefusedThenForced(t *testing.T) {
 	}
 	if s, _ := r.file("a.txt"); s != "one\n" {
 		t.Errorf("a.txt = %q", s)
+	}
+}
+
+// The turn's after is snapshotted once the turn has ended: a file the
+// user changes in between must not pass for the turn's change, or a
+// revert would throw the user's change away without a word.
+func TestAFileChangedBeforeTheTurnsAfterIsTakenIsAConflict(t *testing.T) {
+	r := newCkptRig(t, "")
+	r.put("a.txt", "one\n")
+	r.s.ckpt.finishHook = func() {
+		// The edit must be later than the turn's tool by the file clock,
+		// which may run a tick behind: write until its ctime says so.
+		after := time.Now()
+		for {
+			r.put("a.txt", "user\n")
+			if info, err := os.Stat(filepath.Join(r.ws, "a.txt")); err != nil || info.Sys().(*syscall.Stat_t).Ctim.Nano() > after.UnixNano() {
+				return
+			}
+		}
+	}
+	t1 := r.turn(1, "edit", call("c1", "write_file", map[string]any{"path": "a.txt", "content": "two\n"}))
+	r.rec.waitFor(t, TurnChanges{}, 1)
+	res, err := r.s.RevertTurn(t1, false)
+	if err != nil || len(res.Conflicts) != 1 || len(res.Reverted) != 0 {
+		t.Fatalf("revert = %+v, %v; want a.txt as a conflict", res, err)
+	}
+	if d := res.Conflicts[0].Diff; !strings.Contains(d, "changed again after the turn ended") || !strings.Contains(d, "+user") || !strings.Contains(d, "-one") {
+		t.Errorf("conflict diff = %q", d)
+	}
+	if s, _ := r.file("a.txt"); s != "user\n" {
+		t.Fatalf("the user's change was overwritten: %q", s)
+	}
+	if res, err = r.s.RevertTurn(t1, true); err != nil || len(res.Reverted) != 1 {
+		t.Fatalf("forced revert = %+v, %v", res, err)
+	}
+	if s, _ := r.file("a.txt"); s != "one\n" {
+		t.Errorf("a.txt = %q after a forced revert", s)
 	}
 }
 

@@ -21,12 +21,21 @@ type checkpoints struct {
 	// revertHook, when set, runs after each file a revert writes (tests
 	// stop there to play a crash).
 	revertHook func(path string)
+	// finishHook, when set, runs as a turn's checkpoint is being finished,
+	// after its terminal event (tests change files there).
+	finishHook func()
 
 	mu       sync.Mutex
 	repo     *checkpoint.Repo
 	tooLarge bool  // whole snapshots stopped: only file tools' paths are kept
 	pending  int64 // bytes of the first snapshot, not accounted yet
 	told     bool  // the too-large notice went out
+
+	// settling, guarded by the session's mu, is closed when the newest
+	// ended turn's checkpoint is finished (nil: none is pending). Each
+	// turn's snapshot waits for the one before, so waiting for the newest
+	// waits for all.
+	settling chan struct{}
 }
 
 // tooLargeNotice is said once per session when checkpoints stop covering
@@ -68,24 +77,25 @@ func (s *Session) checkpointRepo(ctx context.Context, create bool) (*checkpoint.
 // joins it. A failure is logged; the turn goes on without undo.
 func (s *Session) checkpointBefore(t *turn, tool tools.Tool, args json.RawMessage) {
 	risk := tool.Risk()
-	if s.ckpt.root == nil || t.ckptFailed || (risk != tools.RiskWrite && risk != tools.RiskExec) {
+	if s.ckpt.root == nil || (risk != tools.RiskWrite && risk != tools.RiskExec) {
 		return
 	}
 	ctx := context.WithoutCancel(t.ctx)
-	if t.ckpt == nil {
-		repo, err := s.checkpointRepo(ctx, true)
-		if err == nil {
-			s.ckpt.mu.Lock()
-			whole := !s.ckpt.tooLarge
-			s.ckpt.mu.Unlock()
-			t.ckpt, err = repo.Begin(ctx, t.id, whole)
+	if t.ckpt == nil && !t.ckptFailed {
+		if t.ckptAfter != nil {
+			<-t.ckptAfter // the turn before's after is this one's before
 		}
+		var err error
+		t.ckpt, err = s.beginCheckpoint(ctx, t.id)
 		if err != nil {
 			t.ckptFailed = true
 			s.logger().Warn("no checkpoint for this turn", "session", s.id, "turn", t.id, "err", err)
-			return
 		}
 	}
+	if t.ckpt == nil {
+		return
+	}
+	t.ckptUsed = true
 	if risk != tools.RiskWrite {
 		return
 	}
@@ -104,31 +114,83 @@ func (s *Session) checkpointBefore(t *turn, tool tools.Tool, args json.RawMessag
 	}
 }
 
-// checkpointAfter ends the turn's checkpoint and announces what changed.
-// It runs on the turn's goroutine before the turn's terminal event.
-func (s *Session) checkpointAfter(t *turn) {
+// checkpointToolDone runs after a tool checkpointBefore let through: a
+// file changed after the turn's last such tool is not the turn's doing.
+func (s *Session) checkpointToolDone(t *turn) {
+	if t.ckptUsed {
+		t.ckpt.ToolDone()
+	}
+}
+
+// beginCheckpoint takes turn id's checkpoint: the whole workspace, or an
+// empty one its file tools fill when the workspace is too large.
+func (s *Session) beginCheckpoint(ctx context.Context, id string) (*checkpoint.Turn, error) {
+	repo, err := s.checkpointRepo(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	s.ckpt.mu.Lock()
+	whole := !s.ckpt.tooLarge
+	s.ckpt.mu.Unlock()
+	return repo.Begin(ctx, id, whole)
+}
+
+// finishCheckpoint runs on the turn's goroutine after its terminal event:
+// it snapshots the workspace as the turn left it, stores the turn's
+// before and after, and announces what changed; then it closes settled,
+// which the next checkpoint of the session, a revert, a fork and the
+// changes request wait for.
+func (s *Session) finishCheckpoint(t *turn, settled chan struct{}) {
 	defer func() {
-		if v := recover(); v != nil {
-			s.logger().Error("recovered from a panic ending a turn's checkpoint", "session", s.id, "turn", t.id,
-				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.ckpt.settling == settled {
+			s.ckpt.settling = nil
+			if s.closed {
+				s.finishCloseLocked()
+			}
+			s.startNextLocked()
 		}
+		close(settled)
 	}()
-	if t.ckpt == nil {
+	defer s.recoverCheckpoint(t, "ending a turn's checkpoint")
+	if !t.ckptUsed {
 		return
 	}
-	ctx := context.WithoutCancel(t.ctx)
-	changes, err := t.ckpt.Finish(ctx)
+	if s.ckpt.finishHook != nil {
+		s.ckpt.finishHook()
+	}
+	// The terminal event said changesPending: the changes go out even
+	// when there are none (or the snapshot failed), so no client waits
+	// for ever.
+	ev := TurnChanges{TurnID: t.id, Files: []FileStat{}}
+	defer func() { _ = s.emitTurn(ev) }()
+	changes, err := t.ckpt.Finish(context.WithoutCancel(t.ctx))
 	if err != nil {
 		s.logger().Warn("the turn's checkpoint could not be finished", "session", s.id, "turn", t.id, "err", err)
 		return
 	}
-	ev := TurnChanges{TurnID: t.id, Files: make([]FileStat, 0, len(changes))}
 	for _, c := range changes {
 		ev.Files = append(ev.Files, FileStat{Path: c.Path, Added: c.Added, Removed: c.Removed, Binary: c.Binary})
 	}
 	ev.Notice = s.accountCheckpoints(t.ckpt.Whole(), s.changedBytes(changes))
-	if len(ev.Files) > 0 || ev.Notice != "" {
-		_ = s.emitTurn(ev)
+}
+
+// awaitCheckpoints waits until the checkpoints of the turns that ended
+// are finished: what a revert or a fork reads is on record then.
+func (s *Session) awaitCheckpoints() {
+	s.mu.Lock()
+	settling := s.ckpt.settling
+	s.mu.Unlock()
+	if settling != nil {
+		<-settling
+	}
+}
+
+func (s *Session) recoverCheckpoint(t *turn, doing string) {
+	if v := recover(); v != nil {
+		s.logger().Error("recovered from a panic "+doing, "session", s.id, "turn", t.id,
+			"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 	}
 }
 
@@ -168,6 +230,7 @@ func (s *Session) accountCheckpoints(whole bool, added int64) string {
 // TurnChanges returns what turn turnID changed, a diff per file; with
 // path only that file, with its texts before and after.
 func (s *Session) TurnChanges(turnID, path string) (TurnChangesResult, error) {
+	s.awaitCheckpoints()
 	repo, err := s.checkpointRepo(s.ctx, false)
 	if err != nil {
 		return TurnChangesResult{}, fmt.Errorf("open checkpoints: %w", err)

@@ -158,17 +158,20 @@ type (
 		RemovedMessages int    `json:"removedMessages"`
 	}
 	TurnCompleted struct {
-		TurnID string         `json:"turnId"`
-		Steps  int            `json:"steps"`
-		Usage  provider.Usage `json:"usage"`
+		TurnID         string         `json:"turnId"`
+		Steps          int            `json:"steps"`
+		Usage          provider.Usage `json:"usage"`
+		ChangesPending bool           `json:"changesPending,omitempty"`
 	}
 	TurnCancelled struct {
-		TurnID string `json:"turnId"`
+		TurnID         string `json:"turnId"`
+		ChangesPending bool   `json:"changesPending,omitempty"`
 	}
 	TurnFailed struct {
-		TurnID  string `json:"turnId"`
-		Code    string `json:"code"`
-		Message string `json:"message"`
+		TurnID         string `json:"turnId"`
+		Code           string `json:"code"`
+		Message        string `json:"message"`
+		ChangesPending bool   `json:"changesPending,omitempty"`
 	}
 	QueueSnapshot struct{ QueueState }
 	QueueEnqueued struct {

@@ -132,6 +132,7 @@ func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
 	}
 	s.checkpointBefore(t, tool, args)
 	res := tool.Run(s.toolContext(t, call), args)
+	s.checkpointToolDone(t)
 	if t.ctx.Err() != nil {
 		_ = s.emitToolCompleted(t, call, res)
 		return "", context.Canceled

@@ -182,7 +182,10 @@ func (s *Session) Queue() QueueState {
 // startNextLocked starts the next queued prompt when the session is idle,
 // not paused and not closed.
 func (s *Session) startNextLocked() {
-	if s.active != nil || s.reverting || s.paused || s.closed || s.stopping || len(s.queue) == 0 {
+	// While the last turn's checkpoint is finished the queue waits: its
+	// changes then go out before the next turn starts (finishCheckpoint
+	// starts it).
+	if s.active != nil || s.reverting || s.paused || s.closed || s.stopping || s.ckpt.settling != nil || len(s.queue) == 0 {
 		return
 	}
 	entry := s.queue[0]

@@ -37,6 +37,7 @@ func (s *Session) RevertTurn(turnID string, force bool) (RevertResult, error) {
 		s.startNextLocked() // prompts queued meanwhile
 	}()
 
+	s.awaitCheckpoints() // the newest turn's after may still be on its way
 	out, err := s.revertFiles(ids, force)
 
 	s.mu.Lock()

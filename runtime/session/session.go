@@ -341,11 +341,12 @@ func (s *Session) close() {
 		_ = s.emitLocked(QueueSnapshot{s.queueStateLocked()})
 	}
 	s.cancel()
-	if s.active == nil {
+	if s.active == nil && s.ckpt.settling == nil {
 		s.finishCloseLocked()
 	}
 	// With a turn running, its terminal event goes out first and the turn
-	// finishes the close (see endTurnLocked).
+	// finishes the close (see endTurn); with a turn's checkpoint still
+	// being finished, its changes are stored first (see finishCheckpoint).
 	s.closed = true
 }
 

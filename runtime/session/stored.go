@@ -231,7 +231,9 @@ func (m *Manager) Delete(id string) error {
 		if s.Running() {
 			return errorf(CodeTurnActive, "a turn is running in session %s; cancel it before deleting the session", id)
 		}
-		m.Close(id) // an idle session's log is closed before Close returns
+		m.Close(id)
+		// The log is closed once the last turn's checkpoint is finished.
+		s.awaitCheckpoints()
 	}
 	if m.opts.Store == nil {
 		return err
@@ -251,6 +253,7 @@ func (m *Manager) Fork(id, turnID string) (string, error) {
 		return "", errorf(CodeUnsupported, "sessions are not stored by this server, so they cannot be forked")
 	}
 	if s, err := m.Get(id); err == nil {
+		s.awaitCheckpoints() // the changes of its last turn are stored then
 		s.mu.Lock()
 		s.syncDiskLocked()
 		s.mu.Unlock()
@@ -263,12 +266,7 @@ func (m *Manager) Fork(id, turnID string) (string, error) {
 	if turnID != "" && !found {
 		return "", errorf(CodeTurnNotFound, "turn %s has not ended in session %s", turnID, id)
 	}
-	var recs []store.Record
-	for _, rec := range loaded.Records {
-		if rec.Seq <= cut {
-			recs = append(recs, rec)
-		}
-	}
+	recs := keptByFork(loaded.Records, cut)
 	r := rebuild(recs)
 	if len(r.queue) > 0 || r.paused {
 		// The prompts queued then belong to the original session.
@@ -300,6 +298,44 @@ func (m *Manager) Fork(id, turnID string) (string, error) {
 	return fork.ID, m.copyCheckpoints(id, fork.ID)
 }
 
+// keptByFork are the records a fork cut at cut starts from: those up to
+// it, and the changes of its turns stored after it (a turn's changes are
+// stored once its checkpoint is finished, after its end and maybe after
+// the next turn began), numbered on from the cut.
+func keptByFork(records []store.Record, cut uint64) []store.Record {
+	var kept []store.Record
+	ended := map[string]bool{}
+	for _, rec := range records {
+		d := decodeRecord(rec)
+		if rec.Seq <= cut {
+			kept = append(kept, rec)
+			if id, ok := endedTurn(d.payload); ok && d.err == nil {
+				ended[id] = true
+			}
+			continue
+		}
+		if c, ok := d.payload.(TurnChanges); ok && d.err == nil && ended[c.TurnID] {
+			rec.Seq = cut + 1
+			cut++
+			kept = append(kept, rec)
+		}
+	}
+	return kept
+}
+
+// endedTurn is the turn a terminal event ended.
+func endedTurn(p Payload) (string, bool) {
+	switch e := p.(type) {
+	case TurnCompleted:
+		return e.TurnID, true
+	case TurnCancelled:
+		return e.TurnID, true
+	case TurnFailed:
+		return e.TurnID, true
+	}
+	return "", false
+}
+
 // forkPoint is the seq of the record that ended turn turnID (the last
 // turn that ended when turnID is empty).
 func forkPoint(recs []store.Record, turnID string) (cut uint64, found bool) {
@@ -308,15 +344,7 @@ func forkPoint(recs []store.Record, turnID string) (cut uint64, found bool) {
 		if d.err != nil {
 			continue
 		}
-		var ended string
-		switch e := d.payload.(type) {
-		case TurnCompleted:
-			ended = e.TurnID
-		case TurnCancelled:
-			ended = e.TurnID
-		case TurnFailed:
-			ended = e.TurnID
-		}
+		ended, _ := endedTurn(d.payload)
 		if turnID == "" || ended == turnID {
 			cut, found = rec.Seq, true
 			if turnID != "" {

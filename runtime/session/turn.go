@@ -31,6 +31,10 @@ type turn struct {
 	files      tools.FileAccess
 	ckpt       *checkpoint.Turn // taken before the turn's first change
 	ckptFailed bool             // no checkpoint could be taken: do not retry each call
+	ckptUsed   bool             // a tool that may change the workspace ran: Finish the checkpoint
+	// ckptAfter is closed when the checkpoint work of the turns before
+	// this one is done: its own snapshot waits for it (nil: none pending).
+	ckptAfter <-chan struct{}
 }
 
 // TurnStart is the answer to scv/turn/start: a started turn or a queued entry.
@@ -66,7 +70,7 @@ func (s *Session) StartTurnWithFiles(prompt string, ctxItems []ContextItem, subm
 	if s.stopping {
 		return TurnStart{}, errorf(CodeUnsupported, "the scv daemon is shutting down; the prompt was not started")
 	}
-	if s.active != nil || s.reverting {
+	if s.active != nil || s.reverting || (s.ckpt.settling != nil && len(s.queue) > 0) {
 		entry, position, err := s.enqueueLocked(prompt, attachments, submitter, files)
 		if err != nil {
 			return TurnStart{}, err
@@ -110,13 +114,18 @@ func (s *Session) launchLocked(t *turn) {
 		s.title = store.Title(t.prompt)
 	}
 	_ = s.emitLocked(TurnStarted{TurnID: t.id, QueueID: t.queueID, Prompt: t.prompt, Context: t.attachments.refs})
+	t.ckptAfter = s.ckpt.settling
 	s.turns.Add(1)
 	go func() {
 		defer s.turns.Done()
 		defer s.logPanic(t)
 		o := s.runTurnGuarded(t)
-		s.checkpointAfter(t)
-		s.endTurn(t, o)
+		// The turn's end goes out before its checkpoint is finished: the
+		// snapshot after a shell command walks the whole workspace, and
+		// nobody should wait for that to see the answer end.
+		if settled := s.endTurn(t, o); settled != nil {
+			s.finishCheckpoint(t, settled)
+		}
 	}()
 }
 
@@ -126,21 +135,31 @@ type outcome struct {
 }
 
 // endTurn emits the turn's one terminal event, hands the steers it never
-// read to the queue and starts the next queued prompt. A closing session
-// drops them with its queue.
-func (s *Session) endTurn(t *turn, o outcome) {
+// read to the queue (a closing session drops them with its queue) and
+// starts the next queued prompt. When the turn has checkpoint work left it
+// returns the channel to close once that is done (see finishCheckpoint); a
+// closing session then finishes its close there, so the turn's changes
+// are still stored.
+func (s *Session) endTurn(t *turn, o outcome) (settled chan struct{}) {
 	t.cancel()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.active = nil
+	if t.ckptUsed {
+		settled = make(chan struct{})
+		s.ckpt.settling = settled
+	}
 	s.emitTerminalLocked(t, o)
 	if s.closed {
-		s.finishCloseLocked()
-		return
+		if settled == nil {
+			s.finishCloseLocked()
+		}
+		return settled
 	}
 	s.requeueSteersLocked(t)
 	s.startNextLocked()
 	s.markIdleLocked()
+	return settled
 }
 
 func (s *Session) emitTerminalLocked(t *turn, o outcome) {
@@ -148,10 +167,10 @@ func (s *Session) emitTerminalLocked(t *turn, o outcome) {
 	var perr *provider.Error
 	switch {
 	case o.err == nil:
-		_ = s.emitLocked(TurnCompleted{t.id, t.steps, t.usage})
+		_ = s.emitLocked(TurnCompleted{TurnID: t.id, Steps: t.steps, Usage: t.usage, ChangesPending: t.ckptUsed})
 		return
 	case errors.Is(o.err, context.Canceled) && t.ctx.Err() != nil:
-		_ = s.emitLocked(TurnCancelled{t.id})
+		_ = s.emitLocked(TurnCancelled{TurnID: t.id, ChangesPending: t.ckptUsed})
 		return
 	case errors.As(o.err, &tooLarge):
 		s.emitFailedLocked(t, TurnFailedResponseLimit, o.err.Error())
@@ -167,7 +186,7 @@ func (s *Session) emitTerminalLocked(t *turn, o outcome) {
 }
 
 func (s *Session) emitFailedLocked(t *turn, code, message string) {
-	_ = s.emitLocked(TurnFailed{t.id, code, message})
+	_ = s.emitLocked(TurnFailed{TurnID: t.id, Code: code, Message: message, ChangesPending: t.ckptUsed})
 }
 
 var errMaxSteps = errors.New("max steps reached")
