@@ -21,7 +21,7 @@ func handleTurnSteer(_ context.Context, c *conn, req *incoming) (any, error) {
 	if p.Prompt == nil {
 		return nil, invalidParams("params.prompt is required")
 	}
-	return schema.Empty{}, s.Steer(p.TurnID, *p.Prompt)
+	return schema.Empty{}, s.Steer(p.TurnID, *p.Prompt, req.idText)
 }
 
 func handleSessionConfigure(_ context.Context, c *conn, req *incoming) (any, error) {

@@ -160,3 +160,80 @@ func TestSteerRefusals(t *testing.T) {
 		lsptest.ExpectError(t, steer(ed, "missing", "t", "x"), -32000, "session_not_found")
 	})
 }
+
+// A steer still waiting when its turn is cancelled is not lost: it goes to
+// the front of the queue, announced like any queued prompt after the
+// turn's end (a window that attaches sees it there), and runs as the next
+// turn once the paused session resumes.
+func TestASteerOfACancelledTurnRunsNextFromTheQueue(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		env.OpenAI.Enqueue(
+			toolReply("call_1", "write_file", map[string]string{"path": "a.txt", "content": "a\n"}),
+			fakeopenai.Reply{Chunks: []string{"steer answered"}},
+			fakeopenai.Reply{Chunks: []string{"queued answered"}},
+		)
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		turn := ed.StartTurn(sid, "write a").TurnID
+		// The tool call is held on its approval while the steer arrives.
+		ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0)
+		if res := ed.StartTurn(sid, "queued before"); res.Status != "queued" {
+			t.Fatalf("turn/start while running = %+v", res)
+		}
+		if err := steer(ed, sid, turn, "use b.txt instead"); err != nil {
+			t.Fatal(err)
+		}
+		ed.MustCall(schema.MethodSessionPause, schema.SessionPauseParams{SessionID: sid, Paused: schema.Ptr(true)}, nil)
+		ed.MustCall(schema.MethodTurnCancel, schema.TurnCancelParams{SessionID: sid, TurnID: turn}, nil)
+		cancelled := ed.ExpectTerminal(turn, schema.EvTurnCancelled)
+
+		enq := ed.AwaitNotification(schema.EvQueueEnqueued, lsptest.All(lsptest.ForSession(sid), func(n lsptest.Note) bool {
+			return strings.Contains(string(n.Params), `"prompt":"use b.txt instead"`)
+		}), 0)
+		var p schema.QueueEnqueuedParams
+		if err := enq.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		if p.Position != 0 || p.Entry.QueueID == "" || p.Entry.Revision != 1 || enq.Index < cancelled.Index {
+			t.Errorf("queue/enqueued = %s (#%d), want the steer at position 0 after turn/cancelled (#%d)", enq.Params, enq.Index, cancelled.Index)
+		}
+		// It is at the front of the queue, for a window that attaches too.
+		queues := []session.QueueState{queueOf(t, ed, sid)}
+		if env.ServedByDaemon() {
+			other := connect(t, env)
+			snap, err := other.Attach(sid, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			queues = append(queues, snap.Queue)
+		}
+		for _, q := range queues {
+			var prompts []string
+			for _, e := range q.Entries {
+				prompts = append(prompts, e.Prompt)
+			}
+			if !slices.Equal(prompts, []string{"use b.txt instead", "queued before"}) || !q.Paused {
+				t.Errorf("the queue holds %q (paused %v), want the steer first", prompts, q.Paused)
+			}
+		}
+
+		ed.MustCall(schema.MethodSessionPause, schema.SessionPauseParams{SessionID: sid, Paused: schema.Ptr(false)}, nil)
+		next := ed.AwaitNotification(schema.EvTurnStarted, lsptest.WithStr("queueId", p.Entry.QueueID), 0)
+		if next.Str("prompt") != "use b.txt instead" {
+			t.Errorf("turn/started = %s", next.Params)
+		}
+		ed.ExpectTerminal(next.TurnID, schema.EvTurnCompleted)
+		reqs, err := env.OpenAI.WaitRequests(2, env.Timeout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := userContents(reqs[1]); len(got) == 0 || got[len(got)-1] != "use b.txt instead" {
+			t.Errorf("the next turn's request ends with the user messages %q, want the steer last", got)
+		}
+		last := ed.AwaitNotification(schema.EvTurnStarted, lsptest.WithStr("prompt", "queued before"), 0)
+		ed.ExpectTerminal(last.TurnID, schema.EvTurnCompleted)
+		if env.ReadFile("a.txt") != "" {
+			t.Errorf("the cancelled call wrote a.txt")
+		}
+	})
+}

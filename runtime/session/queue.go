@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"scv/runtime/tools"
@@ -20,20 +21,52 @@ func validatePrompt(prompt string) error {
 
 // enqueueLocked appends a prompt to the queue and announces it.
 func (s *Session) enqueueLocked(prompt string, att resolved, submitter string, files tools.FileAccess) (QueueEntry, int, error) {
-	if len(s.queue) >= MaxQueueItems {
-		return QueueEntry{}, 0, errorf(CodeQueueLimit, "the queue holds %d prompts already (maxQueueItems)", MaxQueueItems)
+	entry := QueueEntry{Prompt: prompt, Submitter: submitter, attachments: att, files: files}
+	if err := s.roomLocked(entry.bytes()); err != nil {
+		return QueueEntry{}, 0, err
 	}
-	entry := QueueEntry{Revision: 1, Prompt: prompt, Submitter: submitter, attachments: att, files: files}
-	if s.queueBytes+entry.bytes() > MaxQueueBytes {
-		return QueueEntry{}, 0, errorf(CodeQueueLimit, "the queue would exceed %d bytes (maxQueueBytes)", MaxQueueBytes)
-	}
+	position := len(s.queue)
+	entry, err := s.insertQueueLocked(position, entry)
+	return entry, position, err
+}
+
+// insertQueueLocked numbers entry, puts it at position and announces it;
+// the caller has checked the limits.
+func (s *Session) insertQueueLocked(position int, entry QueueEntry) (QueueEntry, error) {
 	s.nextQueue++
 	entry.QueueID = fmt.Sprintf("q%d", s.nextQueue)
-	s.queue = append(s.queue, entry)
+	entry.Revision = 1
+	s.queue = slices.Insert(s.queue, position, entry)
 	s.queueBytes += entry.bytes()
-	position := len(s.queue) - 1
-	err := s.emitLocked(QueueEnqueued{entry, position})
-	return entry, position, err
+	return entry, s.emitLocked(QueueEnqueued{entry, position})
+}
+
+// waitingLocked counts the prompts waiting to be read: the queue's and
+// the steers of the running turn, which a turn that ends before reading
+// them hands to the queue. The queue's limits bound both together.
+func (s *Session) waitingLocked() (items, bytes int) {
+	items, bytes = len(s.queue), s.queueBytes
+	if s.active != nil {
+		items += len(s.active.steers.waiting)
+		bytes += s.active.steers.bytes
+	}
+	return items, bytes
+}
+
+// roomLocked refuses one more waiting prompt of n bytes past the limits.
+func (s *Session) roomLocked(n int) error {
+	if items, _ := s.waitingLocked(); items >= MaxQueueItems {
+		return errorf(CodeQueueLimit, "%d prompts are waiting already, queued or steered (maxQueueItems)", items)
+	}
+	return s.roomBytesLocked(n)
+}
+
+// roomBytesLocked refuses n more bytes of waiting prompts past MaxQueueBytes.
+func (s *Session) roomBytesLocked(n int) error {
+	if _, bytes := s.waitingLocked(); bytes+n > MaxQueueBytes {
+		return errorf(CodeQueueLimit, "the prompts waiting, queued or steered, would exceed %d bytes (maxQueueBytes)", MaxQueueBytes)
+	}
+	return nil
 }
 
 // findLocked returns the index of a queue entry whose revision matches.
@@ -63,8 +96,10 @@ func (s *Session) UpdateQueue(queueID string, revision uint64, prompt string) (Q
 	}
 	entry := s.queue[i]
 	grown := len(prompt) - len(entry.Prompt)
-	if s.queueBytes+grown > MaxQueueBytes {
-		return QueueEntry{}, errorf(CodeQueueLimit, "the queue would exceed %d bytes (maxQueueBytes)", MaxQueueBytes)
+	if grown > 0 {
+		if err := s.roomBytesLocked(grown); err != nil {
+			return QueueEntry{}, err
+		}
 	}
 	entry.Prompt = prompt
 	entry.Revision++

@@ -82,7 +82,8 @@ func (r *rebuilt) apply(p Payload, names map[string]string) {
 		r.history = append([]provider.Message(nil), r.history[n:]...)
 		r.marks.dropped(n)
 	case QueueEnqueued:
-		r.queue = append(r.queue, e.Entry)
+		// At its position: a turn's unread steers go to the front.
+		r.queue = slices.Insert(r.queue, min(max(e.Position, 0), len(r.queue)), e.Entry)
 		if n, ok := queueNumber(e.Entry.QueueID); ok {
 			r.nextQueue = max(r.nextQueue, n)
 		}

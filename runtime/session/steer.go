@@ -6,23 +6,35 @@ import "scv/runtime/provider"
 // prompt waits on the turn until the next step boundary (after the model's
 // current response and the tool calls it asked for), then joins the history
 // as a user message, so the model reads it in the turn's next request. The
-// queue, by contrast, starts a new turn.
+// queue, by contrast, starts a new turn. A turn that ends before that
+// boundary (cancelled, failed) hands its waiting steers to the front of the
+// queue (requeueSteersLocked): the user's words are never dropped while the
+// session stays open.
 
 // steers are a turn's prompts waiting for its next step boundary. They are
-// guarded by the session's mutex and bounded like the queue
-// (MaxQueueItems, MaxQueueBytes).
+// guarded by the session's mutex. They count against the queue's limits
+// (MaxQueueItems, MaxQueueBytes) together with the queue, so handing them
+// to the queue never takes it past those limits.
 type steers struct {
-	prompts []string
+	waiting []steer
 	bytes   int
 	// closed is set once the turn will ask the model nothing more: a
 	// steer then is refused (turn_not_found) rather than lost.
 	closed bool
 }
 
-// Steer adds prompt to the running turn turnID. A turn that has ended, or
-// is ending without another model request, is turn_not_found, so an editor
-// can queue the prompt instead.
-func (s *Session) Steer(turnID, prompt string) error {
+// steer is one waiting prompt and the id of the request that sent it (the
+// submitter of its queue entry should the turn end first).
+type steer struct {
+	prompt    string
+	submitter string
+}
+
+// Steer adds prompt to the running turn turnID; submitter is the
+// requester's id. A turn that has ended, or is ending without another
+// model request, is turn_not_found, so an editor can queue the prompt
+// instead.
+func (s *Session) Steer(turnID, prompt, submitter string) error {
 	if err := validatePrompt(prompt); err != nil {
 		return err
 	}
@@ -35,13 +47,10 @@ func (s *Session) Steer(turnID, prompt string) error {
 	if t == nil || t.id != turnID || t.steers.closed || t.ctx.Err() != nil {
 		return errorf(CodeTurnNotFound, "turn %s is not running in session %s; queue the prompt instead", turnID, s.id)
 	}
-	if len(t.steers.prompts) >= MaxQueueItems {
-		return errorf(CodeQueueLimit, "turn %s holds %d steered prompts already (maxQueueItems)", turnID, MaxQueueItems)
+	if err := s.roomLocked(len(prompt)); err != nil {
+		return err
 	}
-	if t.steers.bytes+len(prompt) > MaxQueueBytes {
-		return errorf(CodeQueueLimit, "the steered prompts of turn %s would exceed %d bytes (maxQueueBytes)", turnID, MaxQueueBytes)
-	}
-	t.steers.prompts = append(t.steers.prompts, prompt)
+	t.steers.waiting = append(t.steers.waiting, steer{prompt, submitter})
 	t.steers.bytes += len(prompt)
 	return nil
 }
@@ -52,11 +61,11 @@ func (s *Session) Steer(turnID, prompt string) error {
 func (s *Session) applySteers(t *turn) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	prompts := t.steers.prompts
-	t.steers.prompts, t.steers.bytes = nil, 0
-	for _, p := range prompts {
-		s.addHistoryLocked(provider.Message{Role: provider.RoleUser, Content: p})
-		if err := s.emitLocked(TurnSteered{TurnID: t.id, Prompt: p}); err != nil {
+	waiting := t.steers.waiting
+	t.steers.waiting, t.steers.bytes = nil, 0
+	for _, w := range waiting {
+		s.addHistoryLocked(provider.Message{Role: provider.RoleUser, Content: w.prompt})
+		if err := s.emitLocked(TurnSteered{TurnID: t.id, Prompt: w.prompt}); err != nil {
 			return err
 		}
 	}
@@ -69,9 +78,23 @@ func (s *Session) applySteers(t *turn) error {
 func (s *Session) finishUnlessSteered(t *turn) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(t.steers.prompts) > 0 {
+	if len(t.steers.waiting) > 0 {
 		return false
 	}
 	t.steers.closed = true
 	return true
+}
+
+// requeueSteersLocked puts the steers t never read at the front of the
+// queue, in the order they came, as ordinary entries announced by
+// queue.enqueued, so they run next as turns (unless the session is paused
+// or stopping, like any queued prompt). It runs after t's terminal event.
+// No limit check: the steers were counted against the queue's limits when
+// they arrived. Their turns use t's file access, as the steers would have.
+func (s *Session) requeueSteersLocked(t *turn) {
+	waiting := t.steers.waiting
+	t.steers.waiting, t.steers.bytes = nil, 0
+	for i, w := range waiting {
+		_, _ = s.insertQueueLocked(i, QueueEntry{Prompt: w.prompt, Submitter: w.submitter, files: t.files})
+	}
 }

@@ -13,18 +13,18 @@ func TestSteersWaitForTheStepBoundaryAndAreBounded(t *testing.T) {
 	tr := &turn{id: "t1", ctx: ctx, cancel: cancel}
 	s.active = tr
 
-	if err := s.Steer("other", "x"); CodeOf(err) != CodeTurnNotFound {
+	if err := s.Steer("other", "x", "1"); CodeOf(err) != CodeTurnNotFound {
 		t.Errorf("steer of another turn: %v", err)
 	}
-	if err := s.Steer("t1", "  "); CodeOf(err) != CodeInvalidPrompt {
+	if err := s.Steer("t1", "  ", "1"); CodeOf(err) != CodeInvalidPrompt {
 		t.Errorf("empty steer: %v", err)
 	}
 	for i := range MaxQueueItems {
-		if err := s.Steer("t1", strings.Repeat("p", i+1)); err != nil {
+		if err := s.Steer("t1", strings.Repeat("p", i+1), "1"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Steer("t1", "one too many"); CodeOf(err) != CodeQueueLimit {
+	if err := s.Steer("t1", "one too many", "1"); CodeOf(err) != CodeQueueLimit {
 		t.Errorf("steer past maxQueueItems: %v", err)
 	}
 	if len(s.history) != 0 || len(rec.events) != 0 {
@@ -48,7 +48,7 @@ func TestSteersWaitForTheStepBoundaryAndAreBounded(t *testing.T) {
 	if !s.finishUnlessSteered(tr) {
 		t.Error("the turn did not finish without steers")
 	}
-	if err := s.Steer("t1", "late"); CodeOf(err) != CodeTurnNotFound {
+	if err := s.Steer("t1", "late", "1"); CodeOf(err) != CodeTurnNotFound {
 		t.Errorf("steer of a finishing turn: %v", err)
 	}
 }

@@ -95,18 +95,11 @@ func (m *Manager) restore(log *store.Log, loaded store.Loaded) (*Session, error)
 	}
 	ds := decodeRecords(loaded.Records)
 	r := rebuildDecoded(ds)
-	model, policy := h.Model, h.ApprovalPolicy
-	if c := r.configured; c != nil {
-		model, policy = c.Model, c.ApprovalPolicy
+	own, flags, warning := storedOverrides(m.opts.Home, cwd, h, r.configured, m.opts.Flags)
+	if warning != nil {
+		m.opts.Log.Warn("the stored approval policy was not restored", "session", h.ID, "err", warning)
 	}
-	cfg, _, err := config.Load(config.LoadOptions{
-		Home: m.opts.Home,
-		Cwd:  cwd,
-		Overrides: config.Overrides{
-			Provider: h.Provider, Model: model, ApprovalPolicy: policy,
-		},
-		Flags: m.opts.Flags,
-	})
+	cfg, _, err := config.Load(config.LoadOptions{Home: m.opts.Home, Cwd: cwd, Overrides: own, Flags: flags})
 	if err != nil {
 		return nil, errorf(CodeInvalidParams, "session %s cannot be loaded: %v", h.ID, err)
 	}

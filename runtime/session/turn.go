@@ -134,10 +134,12 @@ type outcome struct {
 	err error // nil: completed
 }
 
-// endTurn emits the turn's one terminal event and starts the next queued
-// prompt. When the turn has checkpoint work left it returns the channel
-// to close once that is done (see finishCheckpoint); a closing session
-// then finishes its close there, so the turn's changes are still stored.
+// endTurn emits the turn's one terminal event, hands the steers it never
+// read to the queue (a closing session drops them with its queue) and
+// starts the next queued prompt. When the turn has checkpoint work left it
+// returns the channel to close once that is done (see finishCheckpoint); a
+// closing session then finishes its close there, so the turn's changes
+// are still stored.
 func (s *Session) endTurn(t *turn, o outcome) (settled chan struct{}) {
 	t.cancel()
 	s.mu.Lock()
@@ -154,6 +156,7 @@ func (s *Session) endTurn(t *turn, o outcome) (settled chan struct{}) {
 		}
 		return settled
 	}
+	s.requeueSteersLocked(t)
 	s.startNextLocked()
 	s.markIdleLocked()
 	return settled
