@@ -53,8 +53,8 @@ t.test("another window attaches, sees the pending approval and approves: this pr
   end, "the resolved-elsewhere message")
   t.ok(not vim.api.nvim_win_is_valid(held[1].picker_win), "the picker closed")
   it.wait_transcript(t, ctl, "Edited.")
-  -- the turn ends after its answer (a server with checkpoints lists its
-  -- changes first): the next test starts a turn of its own
+  -- the turn ends after its answer (a server with checkpoints may list its
+  -- changes before or after that): the next test starts a turn of its own
   t.wait(it.TIMEOUT_MS, function()
     return ctl.state.run == "idle"
   end, "the turn to end")

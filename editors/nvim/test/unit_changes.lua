@@ -180,4 +180,91 @@ t.test("gd and gu in the transcript are :Scv diff and :Scv undo at the cursor", 
   t.eq({ sessionId = "k1", turnId = "t2" }, wait_request("scv/turn/revert", n).params)
 end)
 
+-- The buffer holds exactly what a full render of the model gives, and every
+-- block knows its place (the incremental edits after an insertion in the
+-- middle lost or doubled nothing).
+local function flushed_equals_full_render(what)
+  local text = fake.transcript(ctl)
+  local tr = ctl.state.transcript
+  t.eq(table.concat(tr:all_lines(), "\n"), text, what)
+  for i, b in ipairs(tr.blocks) do
+    t.eq(i, b.index, "index of block " .. i .. " (" .. b.kind .. ")")
+  end
+  return text
+end
+
+local function after_header(text)
+  return text:sub(text:find("## You", 1, true), -1)
+end
+
+local T1_FILES = { { path = "a.txt", added = 1, removed = 1 }, { path = "src/b.go", added = 3, removed = 0 } }
+local T1_DRAWN = "Edited.\n\n**2 files changed** _"
+  .. require("scv.transcript").CHANGES_HINT
+  .. "_\n- a.txt (+1 −1)\n- src/b.go (+3 −0)\n\n_usage: 0 input · 0 output tokens · 1 steps_\n\n## You\nagain\n"
+
+t.test("changes arriving after the turn ended and the next one began land under their turn", function()
+  fake.session(ctl, sent, "late1")
+  ctl.views["late1"]:show("current")
+  note(ctl, 1, "turn/started", { turnId = "t1", prompt = "edit both" })
+  note(ctl, 2, "assistant/delta", { turnId = "t1", content = "Edited." })
+  note(ctl, 3, "turn/completed", { turnId = "t1", steps = 1, usage = {} })
+  note(ctl, 4, "turn/started", { turnId = "t2", prompt = "again" })
+  note(ctl, 5, "assistant/reasoning", { turnId = "t2", content = "think" })
+  note(ctl, 6, "assistant/delta", { turnId = "t2", content = "Work" })
+  flushed_equals_full_render("before the changes")
+  note(ctl, 7, "turn/changes", { turnId = "t1", files = T1_FILES })
+  flushed_equals_full_render("the changes inserted above the running turn")
+  note(ctl, 8, "assistant/delta", { turnId = "t2", content = " goes on" })
+  local text = flushed_equals_full_render("the running turn streams on below them")
+  t.contains(text, T1_DRAWN)
+  t.contains(text, "## You\nagain\n\n" .. require("scv.transcript").REASONING_HEADER .. "\n│ think\n\nWork goes on")
+  local tr = ctl.state.transcript
+  t.eq("assistant", tr.blocks[#tr.blocks].kind, "one text block for t2's answer")
+
+  vim.api.nvim_win_set_cursor(0, { line_of("- src/b.go (+3 −0)"), 0 })
+  local n = #sent
+  vim.cmd("normal gd")
+  t.eq({ sessionId = "late1", turnId = "t1", path = "src/b.go" }, wait_request("scv/turn/changes", n).params)
+  vim.api.nvim_win_set_cursor(0, { line_of("- a.txt (+1 −1)") - 1, 0 })
+  local asked = fake.stub_select(function()
+    return "Cancel"
+  end)
+  vim.cmd("normal gu")
+  t.contains(asked[1].opts.prompt, "revert turn t1 and every later turn (2 file(s) changed by it)", "gu on the heading")
+end)
+
+t.test("a later list for the same turn replaces the earlier one in place", function()
+  fake.session(ctl, sent, "late2")
+  ctl.views["late2"]:show("current")
+  note(ctl, 1, "turn/started", { turnId = "t1", prompt = "edit both" })
+  note(ctl, 2, "assistant/delta", { turnId = "t1", content = "Edited." })
+  note(ctl, 3, "turn/changes", { turnId = "t1", files = { { path = "a.txt", added = 9, removed = 9 } } })
+  note(ctl, 4, "turn/completed", { turnId = "t1", steps = 1, usage = {} })
+  note(ctl, 5, "turn/started", { turnId = "t2", prompt = "again" })
+  flushed_equals_full_render("the first list")
+  note(ctl, 6, "turn/changes", { turnId = "t1", files = T1_FILES })
+  local text = flushed_equals_full_render("the second list")
+  t.contains(text, T1_DRAWN)
+  t.ok(not text:find("+9", 1, true), "the first list is gone")
+end)
+
+t.test("a replay (terminal record, then the changes) draws what the old order drew live", function()
+  local live = after_header(two_turns("late3"))
+  fake.session(ctl, sent, "late4")
+  local n = #sent
+  ctl:attach("late3", { full = true })
+  wait_request("scv/session/attach", n).cb(nil, fake.snapshot("late3", 8))
+  note(ctl, 1, "turn/started", { turnId = "t1", prompt = "edit both" })
+  note(ctl, 2, "assistant/delta", { turnId = "t1", content = "Edited." })
+  note(ctl, 3, "turn/completed", { turnId = "t1", steps = 1, usage = {} })
+  note(ctl, 4, "turn/changes", { turnId = "t1", files = T1_FILES })
+  note(ctl, 5, "turn/started", { turnId = "t2", prompt = "again" })
+  note(ctl, 6, "turn/cancelled", { turnId = "t2" })
+  note(ctl, 7, "turn/changes", { turnId = "t2", files = { { path = "a.txt", added = 2, removed = 2 } } })
+  t.eq("late3", ctl.state.session_id)
+  local replayed = flushed_equals_full_render("the replay")
+  local want = live:gsub("_usage: 0 input · 0 output tokens · 1 steps_(\n*)$", "_turn cancelled_%1")
+  t.eq(want, after_header(replayed))
+end)
+
 t.run()

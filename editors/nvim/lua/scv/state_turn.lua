@@ -48,6 +48,9 @@ return function(handlers, util)
     end
   end
 
+  -- The server computes a turn's changes off the turn's critical path: they
+  -- may come after its end, even after the next turn started (live and in a
+  -- replay); the transcript draws them under their turn either way.
   handlers["scv/turn/changes"] = function(self, p, _, _, draw)
     if draw and type(p.files) == "table" then
       self.transcript:changes(p.turnId, p.files)
@@ -87,7 +90,8 @@ return function(handlers, util)
           tonumber(u.inputTokens) or 0,
           tonumber(u.outputTokens) or 0,
           tonumber(p.steps) or 0
-        )
+        ),
+        p.turnId
       )
     end
   end
@@ -96,7 +100,7 @@ return function(handlers, util)
     self:_end_turn(p.turnId, fx, live)
     if draw then
       self.transcript:completed_if_open(p.turnId)
-      self.transcript:notice("turn cancelled")
+      self.transcript:notice("turn cancelled", p.turnId)
     end
   end
 
@@ -105,9 +109,9 @@ return function(handlers, util)
     if draw then
       self.transcript:completed_if_open(p.turnId)
       if p.code == protocol.INTERRUPTED then
-        self.transcript:notice("turn interrupted by a restart: " .. tostring(p.message))
+        self.transcript:notice("turn interrupted by a restart: " .. tostring(p.message), p.turnId)
       else
-        self.transcript:notice(string.format("turn failed (%s): %s", tostring(p.code), tostring(p.message)))
+        self.transcript:notice(string.format("turn failed (%s): %s", tostring(p.code), tostring(p.message)), p.turnId)
       end
     end
   end

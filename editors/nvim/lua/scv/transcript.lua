@@ -72,6 +72,21 @@ function Transcript:_push(block)
   return block
 end
 
+-- Insert a block before blocks[at] (a late event that belongs higher up).
+-- Every block from there down moves: their indexes follow, and the redraw
+-- starts at the new block, which also covers any dirty mark below it.
+function Transcript:_insert(block, at)
+  if at > #self.blocks then
+    return self:_push(block)
+  end
+  table.insert(self.blocks, at, block)
+  for i = at, #self.blocks do
+    self.blocks[i].index = i
+  end
+  self:_mark(at, 1)
+  return block
+end
+
 -- Re-render a block whose content changed as a whole.
 function Transcript:_replace(block, lines)
   block.lines = lines
@@ -369,8 +384,9 @@ function Transcript:completed_if_open(turn_id)
 end
 
 --- A one-line note (usage, cancellation, failure, compaction …).
-function Transcript:notice(text)
-  self:_push({ kind = "notice", lines = { "_" .. text .. "_", "" } })
+---@param ends_turn string|nil the turn this note closes (its usage, cancellation, failure)
+function Transcript:notice(text, ends_turn)
+  self:_push({ kind = "notice", ends_turn = ends_turn, lines = { "_" .. text .. "_", "" } })
 end
 
 require("scv.transcript_tools")(Transcript, M)

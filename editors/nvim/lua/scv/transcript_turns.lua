@@ -37,19 +37,65 @@ return function(Transcript, M)
 
   M.CHANGES_HINT = "(:Scv diff on a file opens its diff, :Scv undo reverts the turn)"
 
-  --- The files a turn changed (scv/turn/changes): one line each.
-  ---@param files table[] { path, added, removed }
-  function Transcript:changes(turn_id, files)
-    local n = #(files or {})
+  local function changes_lines(files)
+    local n = #files
     if n == 0 then
-      return
+      return {}
     end
     local lines = { string.format("**%d file%s changed** _%s_", n, n == 1 and "" or "s", M.CHANGES_HINT) }
     for _, f in ipairs(files) do
       lines[#lines + 1] = string.format("- %s (+%d −%d)", tostring(f.path), tonumber(f.added) or 0, tonumber(f.removed) or 0)
     end
     lines[#lines + 1] = ""
-    self:_push({ kind = "changes", turn_id = turn_id, files = files, lines = lines })
+    return lines
+  end
+
+  -- Where a turn's changes block goes: after the turn's own blocks, before
+  -- the note that ends it (usage, cancelled, failed) or the next turn's
+  -- prompt, whichever comes first; nil (the end) when neither is drawn. The
+  -- server sends the changes before or after the turn's end, and even after
+  -- the next turn started: the transcript reads the same in every order.
+  function Transcript:_changes_slot(turn_id)
+    local blocks = self.blocks
+    local prompt = self.turns[turn_id]
+    local from
+    if prompt and blocks[prompt.index] == prompt then
+      from = prompt.index + 1
+    else
+      -- the turn's prompt is not drawn (a replay that started mid-turn)
+      for i, b in ipairs(blocks) do
+        if b.turn_id == turn_id or b.ends_turn == turn_id then
+          from = i
+          break
+        end
+      end
+    end
+    for i = from or #blocks + 1, #blocks do
+      local b = blocks[i]
+      if b.ends_turn == turn_id or (b.kind == "turn" and b.turn_id ~= turn_id) then
+        return i
+      end
+    end
+    return nil
+  end
+
+  --- The files a turn changed (scv/turn/changes): one line each. A later
+  --- list for the same turn replaces the earlier one in place.
+  ---@param files table[] { path, added, removed }
+  function Transcript:changes(turn_id, files)
+    files = files or {}
+    for _, b in ipairs(self.blocks) do
+      if b.kind == "changes" and b.turn_id == turn_id then
+        b.files = files
+        self:_replace(b, changes_lines(files))
+        return
+      end
+    end
+    if #files == 0 then
+      return
+    end
+    local block = { kind = "changes", turn_id = turn_id, files = files, lines = changes_lines(files) }
+    self:_insert(block, self:_changes_slot(turn_id) or #self.blocks + 1)
   end
 
   --- Mark turns as reverted (scv/turn/reverted).
@@ -107,7 +153,7 @@ return function(Transcript, M)
   function Transcript:last_changes()
     for i = #self.blocks, 1, -1 do
       local b = self.blocks[i]
-      if b.kind == "changes" then
+      if b.kind == "changes" and #b.files > 0 then
         return b.turn_id, b.files
       end
     end
@@ -118,7 +164,7 @@ return function(Transcript, M)
   function Transcript:changes_of(turn_id)
     for i = #self.blocks, 1, -1 do
       local b = self.blocks[i]
-      if b.kind == "changes" and b.turn_id == turn_id then
+      if b.kind == "changes" and b.turn_id == turn_id and #b.files > 0 then
         return b.files
       end
     end
