@@ -18,7 +18,7 @@ func (d *Door) deliver(ev session.Event) {
 	if st := d.sessions[ev.SessionID]; st != nil {
 		it.update, it.encoded = sharedUpdate(ev, st.cwd), true
 	}
-	size := eventOverhead + len(it.update)
+	size := queuedSize(it)
 	if d.queuedBytes+size > d.opts.MaxQueuedBytes && droppable(ev.Payload) {
 		d.lag[ev.SessionID]++
 		return
@@ -125,7 +125,11 @@ func (d *Door) process(it item) {
 	case session.SessionRestored:
 		d.restored(ev.SessionID, p)
 		return
+	case session.ToolOutput:
+		d.showOutput(ev, p)
+		return
 	}
+	d.endLive(ev)
 	if it.replay {
 		d.replayed(st, ev)
 		return
