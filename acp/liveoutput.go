@@ -17,8 +17,10 @@ import (
 // at most MaxLiveOutputBytes of it, cut at a character boundary, with a
 // first line saying how many earlier bytes are not shown. The runtime
 // already sends at most one chunk per tools.OutputInterval per call, and
-// every chunk holds new output, so there is one update per chunk. The
-// final update (completed or failed) carries the tool's result as before.
+// every chunk holds new output, so there is at most one update per chunk
+// (fewer when chunks waited for a slow client, or come from a loaded
+// transcript: they are shown together). The final update (completed or
+// failed) carries the tool's result as before.
 
 // MaxLiveOutputBytes bounds the output one live update of a running
 // shell call shows: its last 64 KiB. The whole result (up to
@@ -56,6 +58,7 @@ type outputTail struct {
 	raw     int    // the bytes of output esc stands for
 	dropped int    // bytes of output cut from the front
 	used    uint64 // when it last grew, in the door's count of chunks
+	unsent  bool   // grew since its last update
 }
 
 // add appends a chunk (escaped, standing for raw bytes of output) and
@@ -119,8 +122,9 @@ type liveKey struct{ sid, callID string }
 // alone uses it, so it has no lock.
 type liveTails struct {
 	calls  map[liveKey]*outputTail
-	chunks uint64 // chunks seen: the clock of outputTail.used
-	frame  []byte // the last update built, reused: lineWriter copies it
+	chunks uint64    // chunks seen: the clock of outputTail.used
+	unsent []liveKey // the calls whose tails grew since flushLive
+	frame  []byte    // the last update built, reused: lineWriter copies it
 }
 
 // add appends a chunk to its call's tail, starting one (and forgetting the
@@ -167,11 +171,33 @@ func (l *liveTails) endSession(sid string) {
 	}
 }
 
-// showOutput sends a running call's output so far after a new chunk.
-func (d *Door) showOutput(ev session.Event, p session.ToolOutput) {
-	t := d.live.add(liveKey{ev.SessionID, p.CallID}, escapedChunk(ev, p.Chunk), len(p.Chunk))
-	d.live.frame = appendLiveOutput(d.live.frame[:0], ev.SessionID, p.CallID, t)
-	_ = d.out.write(d.live.frame)
+// noteOutput adds a running call's new chunk to its tail; flushLive sends
+// the update. Between the two the pump may meet more chunks of the call
+// (a batch of events that waited, or a loaded transcript's), which then
+// cost one update, not one each.
+func (d *Door) noteOutput(ev session.Event, p session.ToolOutput) {
+	k := liveKey{ev.SessionID, p.CallID}
+	if t := d.live.add(k, escapedChunk(ev, p.Chunk), len(p.Chunk)); !t.unsent {
+		t.unsent = true
+		d.live.unsent = append(d.live.unsent, k)
+	}
+}
+
+// flushLive sends the update of every call whose tail grew since its last
+// one and is still running. The pump calls it at the end of a batch and
+// before an action ordered among the events.
+func (d *Door) flushLive() {
+	for _, k := range d.live.unsent {
+		t := d.live.calls[k]
+		if t == nil || !t.unsent {
+			continue // completed, or forgotten, meanwhile
+		}
+		t.unsent = false
+		d.live.frame = appendLiveOutput(d.live.frame[:0], k.sid, k.callID, t)
+		_ = d.out.write(d.live.frame)
+	}
+	clear(d.live.unsent)
+	d.live.unsent = d.live.unsent[:0]
 	if cap(d.live.frame) > maxTailCap {
 		d.live.frame = nil
 	}

@@ -134,3 +134,28 @@ func TestLiveTailsAreBoundedAndDropped(t *testing.T) {
 		t.Fatalf("after s1's turn ended the tails are %v, want s2's only", d.live.calls)
 	}
 }
+
+// Chunks the pump meets together cost one update, and nothing new sends
+// nothing; once the call completed no live update follows.
+func TestLiveOutputCoalescesAndStopsAtCompletion(t *testing.T) {
+	var buf strings.Builder
+	d := &Door{sessions: map[string]*sessState{"s1": {}}}
+	d.out.w = &buf
+	chunk := func(seq uint64, c string) item {
+		return item{ev: session.Event{SessionID: "s1", Seq: seq, Payload: session.ToolOutput{CallID: "call_1", Chunk: c}}}
+	}
+	lines := func() []string { return strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") }
+	d.process(chunk(1, "one\n"))
+	d.process(chunk(2, "two\n"))
+	d.flushLive()
+	d.flushLive()
+	if l := lines(); len(l) != 1 || liveText(t, []byte(l[0])) != "one\ntwo\n" {
+		t.Fatalf("after two chunks and two flushes the client got %q", l)
+	}
+	d.process(chunk(3, "three\n"))
+	d.process(item{ev: session.Event{SessionID: "s1", Seq: 4, Payload: session.ToolCompleted{CallID: "call_1", Name: "shell", Success: true, Output: "one\ntwo\nthree\n"}}})
+	d.flushLive()
+	if l := lines(); len(l) != 2 || !strings.Contains(l[1], `"status":"completed"`) {
+		t.Fatalf("a live update was sent for a call that had completed: %q", l)
+	}
+}

@@ -86,6 +86,7 @@ func (d *Door) pump() {
 		for _, it := range batch {
 			d.process(it)
 		}
+		d.flushLive()
 		d.reportLag()
 		d.out.flush()
 		// The drained batch's array takes the next batch, so a stream of
@@ -101,6 +102,7 @@ func (d *Door) pump() {
 
 func (d *Door) process(it item) {
 	if it.fn != nil {
+		d.flushLive()
 		it.fn()
 		return
 	}
@@ -126,7 +128,7 @@ func (d *Door) process(it item) {
 		d.restored(ev.SessionID, p)
 		return
 	case session.ToolOutput:
-		d.showOutput(ev, p)
+		d.noteOutput(ev, p)
 		return
 	}
 	d.endLive(ev)

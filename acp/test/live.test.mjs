@@ -88,7 +88,8 @@ for (const backend of ["in process", "daemon"]) {
       assert.match(a.updates[done - 1].update.content[0].content.text, /step three four/);
       const live = a.updates.map((p, i) => ({ u: p.update, i })).filter(({ u }) => call(u) && u.status === "in_progress" && u.content);
       const texts = live.map(({ u }) => u.content[0].content.text);
-      assert.equal(texts.at(-1), 'step "one"\nstep two\nstep three four\n');
+      // The last chunk may come with the completion, which shows it.
+      assert.ok(texts.at(-1).startsWith('step "one"\nstep two\n'), `the live updates were ${JSON.stringify(texts)}`);
       texts.forEach((t, i) => i && assert.ok(t.startsWith(texts[i - 1]), `update ${i} does not extend the one before: ${JSON.stringify(texts)}`));
       assert.ok(live.every(({ i }) => i < done - 1), "a live update came after the call completed");
     } finally {
