@@ -2,12 +2,14 @@ package acp
 
 import (
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"scv/internal/jsonstr"
 
 	"scv/acp/schema"
 	"scv/runtime/session"
+	"scv/runtime/tools"
 )
 
 // A running shell call's output (session.ToolOutput, scv/tool/output)
@@ -36,6 +38,15 @@ const MaxLiveCalls = 16
 // maxTailCap bounds the array a tail keeps between updates: one large
 // chunk grows it, and the tail then gives the excess back.
 const maxTailCap = 8 * MaxLiveOutputBytes
+
+// liveLimits are the bounds of live output, advertised at initialize.
+func liveLimits() schema.Limits {
+	return schema.Limits{
+		LiveOutputBytes:      MaxLiveOutputBytes,
+		LiveOutputCalls:      MaxLiveCalls,
+		ToolOutputIntervalMs: int(tools.OutputInterval / time.Millisecond),
+	}
+}
 
 // acpOutput is this door's key for a ToolOutput chunk's escaped text in
 // the event's encoding memo: every ACP connection shares the escaping,
