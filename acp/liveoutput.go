@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"bytes"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -75,6 +76,14 @@ type outputTail struct {
 // add appends a chunk (escaped, standing for raw bytes of output) and
 // cuts the front down to MaxLiveOutputBytes.
 func (t *outputTail) add(esc []byte, raw int) {
+	if raw >= MaxLiveOutputBytes {
+		// The chunk alone fills the view: none of the tail stays, and
+		// only the chunk's own end is copied.
+		at, cut := escapedCut(esc, raw-MaxLiveOutputBytes)
+		t.dropped += t.raw + cut
+		t.esc, t.raw = t.esc[:0], 0
+		esc, raw = esc[at:], raw-cut
+	}
 	t.esc = append(t.esc, esc...)
 	t.raw += raw
 	if over := t.raw - MaxLiveOutputBytes; over > 0 {
@@ -90,21 +99,31 @@ func (t *outputTail) add(esc []byte, raw int) {
 
 // escapedCut finds where to cut at least n bytes of output from the front
 // of escaped text: after a whole escape sequence and at the start of a
-// character. It returns the offset in esc and the output bytes cut.
+// character. It returns the offset in esc and the output bytes cut. Runs
+// of plain bytes are skipped at memchr speed: each stands for itself.
 func escapedCut(esc []byte, n int) (at, cut int) {
-	for at < len(esc) && (cut < n || !utf8.RuneStart(esc[at])) {
-		switch {
-		case esc[at] != '\\':
-			at, cut = at+1, cut+1
-		case at+1 < len(esc) && esc[at+1] == 'u' && at+6 <= len(esc):
+	for at < len(esc) && cut < n {
+		if esc[at] != '\\' {
+			run := bytes.IndexByte(esc[at:], '\\')
+			if run < 0 {
+				run = len(esc) - at
+			}
+			step := min(run, n-cut)
+			at, cut = at+step, cut+step
+			continue
+		}
+		if at+6 <= len(esc) && esc[at+1] == 'u' {
 			// jsonstr escapes control characters, U+2028, U+2029 and a
 			// byte that is not UTF-8 (as U+FFFD; chunks are UTF-8), never
 			// a surrogate, so the rune's length is what it stands for.
 			cut += max(utf8.RuneLen(rune(hexValue(esc[at+2:at+6]))), 1)
 			at += 6
-		default: // \n, \", \\ and the like: one byte
-			at, cut = at+2, cut+1
+			continue
 		}
+		at, cut = at+2, cut+1 // \n, \", \\ and the like: one byte
+	}
+	for at < len(esc) && !utf8.RuneStart(esc[at]) {
+		at, cut = at+1, cut+1 // the rest of a character cut into
 	}
 	return min(at, len(esc)), cut
 }
