@@ -111,6 +111,7 @@ func (d *Door) process(it item) {
 	st := d.sessions[ev.SessionID]
 	d.mu.Unlock()
 	if st == nil {
+		d.live.endSession(ev.SessionID)
 		return // a session this connection left
 	}
 	frame := it.update
