@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	lspschema "scv/lsp/schema"
 	"scv/runtime/session"
 )
 
@@ -43,7 +44,7 @@ func outputEvents(chunk int) []session.Event {
 func scvFrame(dst []byte, ev session.Event) []byte {
 	members, _ := ev.PayloadJSON()
 	dst = append(dst[:0], "Content-Length: 0000000000\r\n\r\n"...)
-	dst = append(dst, `{"jsonrpc":"2.0","method":"scv/tool/output","params":{"sessionId":"`...)
+	dst = append(dst, `{"jsonrpc":"2.0","method":"`+lspschema.EvToolOutput+`","params":{"sessionId":"`...)
 	dst = append(dst, ev.SessionID...)
 	dst = append(dst, `","seq":`...)
 	dst = strconv.AppendUint(dst, ev.Seq, 10)
