@@ -64,6 +64,7 @@ type Door struct {
 	queuedBytes int    // encoded size of queue's updates, plus eventOverhead each
 	holds       int
 	wake        *sync.Cond
+	live        liveTails // running calls' output tails; the pump's own
 	done        bool
 }
 

@@ -103,6 +103,7 @@ func handleInitialize(d *Door, _, params json.RawMessage) (any, bool, error) {
 		},
 		AgentInfo:   schema.Implementation{Name: "scv", Title: "scv", Version: d.opts.Version},
 		AuthMethods: []any{},
+		Meta:        &schema.InitializeMeta{SCV: liveLimits()},
 	}, false, nil
 }
 

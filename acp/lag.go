@@ -10,8 +10,10 @@ import (
 // Options.MaxQueuedBytes (protocol.outbound_queue_bytes, the budget scv
 // lsp gives a client) bounds the updates waiting for one ACP client that
 // reads slower than its sessions speak. Past it, updates that only show
-// progress (deltas, a tool starting) are dropped and counted, as scv lsp
-// drops events past the same budget; the events a prompt's answer,
+// progress (deltas, a tool starting, a running call's output: its chunk
+// is then missing from the live view, not from the call's result) are
+// dropped and counted, as scv lsp drops events past the same budget; the
+// events a prompt's answer,
 // a permission request or a tool call's state depend on are always kept,
 // so every prompt is still answered. ACP has no lagged notification: a
 // client that advertises session.notices is told how many updates it
@@ -24,10 +26,20 @@ const eventOverhead = 64
 // droppable reports whether an event only shows progress.
 func droppable(p session.Payload) bool {
 	switch p.(type) {
-	case session.AssistantDelta, session.AssistantReasoning, session.ToolStarted, session.SessionUsage:
+	case session.AssistantDelta, session.AssistantReasoning, session.ToolStarted, session.SessionUsage, session.ToolOutput:
 		return true
 	}
 	return false
+}
+
+// queuedSize is what an item is charged against MaxQueuedBytes: its
+// update's bytes, or for a running call's output (whose update is built
+// by the pump) its chunk's.
+func queuedSize(it item) int {
+	if p, ok := it.ev.Payload.(session.ToolOutput); ok {
+		return eventOverhead + len(p.Chunk)
+	}
+	return eventOverhead + len(it.update)
 }
 
 // reportLag tells the client of updates dropped since the last report.

@@ -42,3 +42,23 @@ func TestTheEventQueueIsBoundedAndControlEventsAreKept(t *testing.T) {
 		t.Fatal("the lag was reported but not cleared")
 	}
 }
+
+// A running call's output is charged its chunk's bytes (its update is
+// built later, by the pump) and, past the bound, dropped like a delta,
+// while the call's completion is kept.
+func TestRunningOutputCountsAgainstTheQueueBound(t *testing.T) {
+	chunk := strings.Repeat("x", 1000)
+	const fit = 10
+	d := New(Options{Backend: &Local{}, MaxQueuedBytes: fit * (eventOverhead + len(chunk))})
+	d.sessions["s"] = &sessState{}
+	for range fit + 5 {
+		d.deliver(session.Event{SessionID: "s", Payload: session.ToolOutput{CallID: "c", Chunk: chunk}})
+	}
+	d.deliver(session.Event{SessionID: "s", Payload: session.ToolCompleted{CallID: "c", Name: "shell", Success: true}})
+	if got := len(d.queue); got != fit+1 {
+		t.Fatalf("queued %d events, want %d (the bound, plus the completion)", got, fit+1)
+	}
+	if d.lag["s"] != 5 {
+		t.Fatalf("lag = %d, want 5", d.lag["s"])
+	}
+}

@@ -2,7 +2,9 @@ package acp_test
 
 import (
 	"encoding/json"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"scv/internal/fakeopenai"
@@ -48,6 +50,40 @@ func TestReasoningPlanAndUsageReachTheClient(t *testing.T) {
 		a.update(resumed, "plan", `"content":"fix the bug"`)
 		a.update(resumed, "usage_update", `"used":1200`)
 	})
+}
+
+// An ACP window that loads a daemon session while its shell call runs is
+// shown the output so far (the chunks the session still holds in memory)
+// as the call's in_progress content, before session/load answers; then
+// the call's further output and its completion.
+func TestLoadWhileAShellCallRunsShowsItsOutput(t *testing.T) {
+	t.Parallel()
+	env := newEnvFor(t, "daemon")
+	fifo := env.MakeFifo("release.fifo")
+	cmd := "echo first; read line < " + fifo.Path + "; echo \"then $line\""
+	args, _ := json.Marshal(map[string]string{"command": cmd})
+	env.OpenAI.Enqueue(fakeopenai.Reply{ToolCalls: []provider.ToolCall{{ID: "sh1", Name: "shell", Arguments: string(args)}}},
+		fakeopenai.Reply{Chunks: []string{"ran it"}})
+	a, ed := startAgentFor(t, env, "daemon")
+	a.initialize()
+	sid := ed.StartSession(env.Work, &schema.SessionStartParams{ApprovalPolicy: session.PolicyAuto}).SessionID
+	turn := ed.StartTurn(sid, "run it").TurnID
+	ed.AwaitNotification(schema.EvToolOutput, func(n lsptest.Note) bool { return n.Str("chunk") == "first\n" }, 0)
+
+	a.request(1, "session/load", map[string]any{"sessionId": sid, "cwd": env.Work, "mcpServers": []any{}})
+	_, live := a.update(0, "tool_call_update", `"toolCallId":"sh1"`, `"status":"in_progress"`, `"text":"first\n"`)
+	_, answer := a.waitFor("the answer to session/load", 0, func(m msg) bool { return string(m.ID) == "1" && m.Method == "" })
+	if answer < live {
+		t.Fatalf("session/load answered (#%d) before the output so far was shown (#%d)", answer, live)
+	}
+	if err := os.WriteFile(fifo.Path, []byte("released\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+	done, _ := a.update(live, "tool_call_update", `"toolCallId":"sh1"`, `"status":"completed"`)
+	if !strings.Contains(done.raw, "then released") {
+		t.Fatalf("the completed call shows %s", done.raw)
+	}
 }
 
 // The model option lists the provider's models, and choosing one switches

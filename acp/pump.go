@@ -18,7 +18,7 @@ func (d *Door) deliver(ev session.Event) {
 	if st := d.sessions[ev.SessionID]; st != nil {
 		it.update, it.encoded = sharedUpdate(ev, st.cwd), true
 	}
-	size := eventOverhead + len(it.update)
+	size := queuedSize(it)
 	if d.queuedBytes+size > d.opts.MaxQueuedBytes && droppable(ev.Payload) {
 		d.lag[ev.SessionID]++
 		return
@@ -86,6 +86,7 @@ func (d *Door) pump() {
 		for _, it := range batch {
 			d.process(it)
 		}
+		d.flushLive()
 		d.reportLag()
 		d.out.flush()
 		// The drained batch's array takes the next batch, so a stream of
@@ -101,6 +102,7 @@ func (d *Door) pump() {
 
 func (d *Door) process(it item) {
 	if it.fn != nil {
+		d.flushLive()
 		it.fn()
 		return
 	}
@@ -109,6 +111,7 @@ func (d *Door) process(it item) {
 	st := d.sessions[ev.SessionID]
 	d.mu.Unlock()
 	if st == nil {
+		d.live.endSession(ev.SessionID)
 		return // a session this connection left
 	}
 	frame := it.update
@@ -125,7 +128,11 @@ func (d *Door) process(it item) {
 	case session.SessionRestored:
 		d.restored(ev.SessionID, p)
 		return
+	case session.ToolOutput:
+		d.noteOutput(ev, p)
+		return
 	}
+	d.endLive(ev)
 	if it.replay {
 		d.replayed(st, ev)
 		return

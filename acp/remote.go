@@ -317,6 +317,8 @@ func decodePayload(method string, raw json.RawMessage) (session.Payload, bool) {
 		return decodeAs[session.QueueRemoved](raw)
 	case lspschema.EvAssistantReasoning:
 		return decodeAs[session.AssistantReasoning](raw)
+	case lspschema.EvToolOutput:
+		return decodeAs[session.ToolOutput](raw)
 	case lspschema.EvPlanUpdated:
 		return decodeAs[session.PlanUpdated](raw)
 	case lspschema.EvSessionUsage:

@@ -117,6 +117,26 @@ type InitializeResult struct {
 	AgentCapabilities AgentCapabilities `json:"agentCapabilities"`
 	AgentInfo         Implementation    `json:"agentInfo"`
 	AuthMethods       []any             `json:"authMethods"`
+	Meta              *InitializeMeta   `json:"_meta,omitempty"`
+}
+
+// InitializeMeta is scv's part of the initialize answer's _meta.
+type InitializeMeta struct {
+	SCV Limits `json:"scv"`
+}
+
+// Limits are the bounds of what the door sends that a client may want to
+// know (docs/acp.md).
+type Limits struct {
+	// LiveOutputBytes bounds the output a running shell call's live
+	// update shows (acp.MaxLiveOutputBytes).
+	LiveOutputBytes int `json:"liveOutputBytes"`
+	// LiveOutputCalls bounds the running calls a connection keeps live
+	// output for (acp.MaxLiveCalls).
+	LiveOutputCalls int `json:"liveOutputCalls"`
+	// ToolOutputIntervalMs is the shortest time between two live updates
+	// of one call (tools.OutputInterval).
+	ToolOutputIntervalMs int `json:"toolOutputIntervalMs"`
 }
 
 // AgentCapabilities is what scv offers.

@@ -24,6 +24,7 @@ test("initialize negotiates version 1 and advertises what scv serves", () =>
     assert.equal(a.init.protocolVersion, 1);
     assert.equal(a.init.agentCapabilities.loadSession, true);
     assert.equal(a.init.agentCapabilities.promptCapabilities.embeddedContext, true);
+    assert.deepEqual(a.init._meta.scv, { liveOutputBytes: 65536, liveOutputCalls: 16, toolOutputIntervalMs: 50 });
     assert.deepEqual(a.init.authMethods, []);
   }));
 
