@@ -72,12 +72,14 @@ func (s *Session) checkpointRepo(ctx context.Context, create bool) (*checkpoint.
 	return repo, nil
 }
 
-// checkpointBefore runs before a tool that may change the workspace: the
-// turn's first such call takes its checkpoint, and a file tool's target
-// joins it. A failure is logged; the turn goes on without undo.
+// checkpointBefore runs before a tool that may change the workspace (a
+// file tool, shell, an MCP tool): the turn's first such call takes its
+// checkpoint, and a file tool's target joins it. A failure is logged; the turn goes on without undo.
 func (s *Session) checkpointBefore(t *turn, tool tools.Tool, args json.RawMessage) {
 	risk := tool.Risk()
-	if s.ckpt.root == nil || (risk != tools.RiskWrite && risk != tools.RiskExec) {
+	// An MCP tool may write anywhere its server can: it is covered like a
+	// shell command, whatever it claims (readOnlyHint is the server's word).
+	if s.ckpt.root == nil || (risk != tools.RiskWrite && risk != tools.RiskExec && risk != tools.RiskMCP) {
 		return
 	}
 	ctx := context.WithoutCancel(t.ctx)
