@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"scv/internal/termsafe"
+	"scv/internal/turnchanges"
 	"scv/lsp/schema"
 )
 
@@ -228,6 +229,12 @@ func (v *AttachView) renderEvent(method string, raw json.RawMessage, p *eventPar
 		v.line("✓ approval " + termsafe.Line(p.ApprovalID) + ": " + termsafe.Line(p.Decision))
 	case schema.EvContextCompacted:
 		v.line(fmt.Sprintf("• context compacted from %d to %d tokens", p.BeforeTokens, p.AfterTokens))
+	case schema.EvTurnChanges:
+		var c schema.TurnChangesEventParams
+		json.Unmarshal(raw, &c)
+		if text := turnchanges.Text(c.SessionID, c.TurnChanges); text != "" {
+			v.line("• turn " + termsafe.Line(c.TurnID) + " " + strings.TrimRight(text, "\n"))
+		}
 	case schema.EvTurnCompleted:
 		v.turnEnded(p.TurnID, fmt.Sprintf("completed in %d steps, %d tokens in, %d out", p.Steps, p.Usage.InputTokens, p.Usage.OutputTokens))
 	case schema.EvTurnCancelled:

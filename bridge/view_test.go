@@ -32,8 +32,9 @@ func TestAttachViewRendersSessionInOrder(t *testing.T) {
 	ev("scv/approval/resolved", `{"seq":6,"turnId":"t1","approvalId":"a1","decision":"approve"}`)
 	ev("scv/tool/completed", `{"seq":7,"turnId":"t1","callId":"c","name":"shell","success":true,"output":"ok\n","truncated":false}`)
 	ev("scv/assistant/completed", `{"seq":8,"turnId":"t1","content":"Hello world"}`)
-	ev("scv/turn/completed", `{"seq":9,"turnId":"t1","steps":2,"usage":{"inputTokens":10,"outputTokens":5}}`)
-	ev("scv/session/closed", `{"seq":10}`)
+	ev("scv/turn/completed", `{"seq":9,"turnId":"t1","steps":2,"usage":{"inputTokens":10,"outputTokens":5},"changesPending":true}`)
+	ev("scv/turn/changes", `{"sessionId":"s1","seq":10,"turnId":"t1","files":[{"path":"a\u001b.go","added":2,"removed":1}]}`)
+	ev("scv/session/closed", `{"seq":11}`)
 	select {
 	case <-v.Closed():
 	default:
@@ -52,6 +53,9 @@ func TestAttachViewRendersSessionInOrder(t *testing.T) {
 		"• shell done",
 		"  ok",
 		"── turn t1 completed in 2 steps, 10 tokens in, 5 out",
+		"• turn t1 changed 1 file(s):",
+		`  a\x1b.go  +2 −1`,
+		"  undo: scv undo s1 t1",
 		"• session closed",
 	}
 	text := out.String()

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"scv/internal/termsafe"
+	"scv/internal/turnchanges"
 	"scv/runtime/session"
 	"scv/runtime/store"
 )
@@ -115,7 +116,7 @@ func renderEvent(b *strings.Builder, payload any) {
 			fmt.Fprintf(b, "\n_Turn %s changed %d file(s):_\n\n", code(p.TurnID), len(p.Files))
 		}
 		for _, f := range p.Files {
-			fmt.Fprintf(b, "- %s %s\n", code(f.Path), stat(f))
+			fmt.Fprintf(b, "- %s %s\n", code(f.Path), turnchanges.Stat(f))
 		}
 		if p.Notice != "" {
 			fmt.Fprintf(b, "\n_Note: %s._\n", termsafe.Line(p.Notice))
@@ -240,10 +241,3 @@ func longestRun(s string, c byte) int {
 	return longest
 }
 
-// stat is a changed file's line counts, or "binary".
-func stat(f session.FileStat) string {
-	if f.Binary {
-		return "(binary)"
-	}
-	return fmt.Sprintf("+%d −%d", f.Added, f.Removed)
-}

@@ -56,7 +56,7 @@ func TestRender(t *testing.T) {
 			session.TurnCompleted{TurnID: "t1", Steps: 1},
 			session.TurnReverted{TurnID: "t1", TurnIDs: []string{"t1"}},
 		)},
-		want: []string{"_Turn `t1` changed 2 file(s):_", "- `a.go` +2 −1", "- `logo.png` (binary)", "_Reverted 1 turn(s) from turn `t1` on"},
+		want: []string{"_Turn `t1` changed 2 file(s):_", "- `a.go` +2 −1", "- `logo.png` binary", "_Reverted 1 turn(s) from turn `t1` on"},
 	}, {
 		name: "a turn whose tools changed nothing, with the too-large notice",
 		in: Transcript{SessionID: "s1", Events: ev(

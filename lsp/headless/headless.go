@@ -18,6 +18,7 @@ import (
 
 	"go.lsp.dev/protocol"
 	"scv/internal/termsafe"
+	"scv/internal/turnchanges"
 
 	"scv/lsp"
 	"scv/lsp/client"
@@ -277,7 +278,7 @@ func (r *runner) show(ctx context.Context, c *client.Client, t *ownTurn, n clien
 	case schema.EvTurnChanges:
 		var p schema.TurnChangesEventParams
 		_ = json.Unmarshal(n.Params, &p)
-		_, _ = io.WriteString(r.opts.Log, ChangedFiles(p.SessionID, p.TurnChanges))
+		_, _ = io.WriteString(r.opts.Log, turnchanges.Text(p.SessionID, p.TurnChanges))
 		if t.ended != nil {
 			return *t.ended, true
 		}
