@@ -240,4 +240,3 @@ func longestRun(s string, c byte) int {
 	}
 	return longest
 }
-
