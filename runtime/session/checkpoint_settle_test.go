@@ -159,3 +159,25 @@ func TestAForkKeepsChangesStoredAfterTheNextTurnBegan(t *testing.T) {
 		t.Errorf("the fork holds %d turns; want only %s", started, t1)
 	}
 }
+
+// A turn whose first change waits for the turn before's checkpoint can be
+// cancelled meanwhile: it ends at once, and its tool does not run.
+func TestATurnWaitingForTheCheckpointBeforeItCanBeCancelled(t *testing.T) {
+	r := newCkptRig(t, "")
+	entered, release := holdFinish(r)
+	defer close(release)
+	r.srv.Enqueue(fakeopenai.Reply{ToolCalls: []provider.ToolCall{call("c1", "write_file", map[string]any{"path": "a.txt", "content": "one\n"})}},
+		fakeopenai.Reply{Chunks: []string{"done"}},
+		fakeopenai.Reply{ToolCalls: []provider.ToolCall{call("c2", "write_file", map[string]any{"path": "b.txt", "content": "two\n"})}})
+	startTurn(t, r.s, "first")
+	<-entered
+	t2 := startTurn(t, r.s, "second") // nothing queued: it starts at once
+	r.rec.waitFor(t, ToolStarted{}, 2)
+	if err := r.s.CancelTurn(t2); err != nil {
+		t.Fatal(err)
+	}
+	r.rec.waitFor(t, TurnCancelled{}, 1)
+	if _, ok := r.file("b.txt"); ok {
+		t.Error("the cancelled turn's write ran")
+	}
+}

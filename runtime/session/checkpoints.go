@@ -85,7 +85,11 @@ func (s *Session) checkpointBefore(t *turn, tool tools.Tool, args json.RawMessag
 	ctx := context.WithoutCancel(t.ctx)
 	if t.ckpt == nil && !t.ckptFailed {
 		if t.ckptAfter != nil {
-			<-t.ckptAfter // the turn before's after is this one's before
+			select {
+			case <-t.ckptAfter: // the turn before's after comes first
+			case <-t.ctx.Done():
+				return // cancelled: the tool does not run either
+			}
 		}
 		var err error
 		t.ckpt, err = s.beginCheckpoint(ctx, t.id)

@@ -131,6 +131,10 @@ func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
 		return "", err
 	}
 	s.checkpointBefore(t, tool, args)
+	if t.ctx.Err() != nil { // cancelled while its checkpoint waited: it does not run
+		_ = s.emitToolCompleted(t, call, tools.Result{Output: "cancelled before it ran"})
+		return "", context.Canceled
+	}
 	res := tool.Run(s.toolContext(t, call), args)
 	s.checkpointToolDone(t)
 	if t.ctx.Err() != nil {
