@@ -71,10 +71,13 @@ t.test("a prompt from the other window streams here too, and is approved here", 
   -- scv/turn/started carries the prompt: shown as asked, not as "sent from another client"
   local buf = it.wait_transcript(t, ctl, "## You\nfrom the peer\n")
   t.eq(nil, it.text(buf):find("another client", 1, true))
+  -- its changes follow its end (scv/turn/changes after the terminal event)
   t.wait(it.TIMEOUT_MS, function()
-    local _, n = it.text(buf):gsub("_usage: ", "")
-    return n == 2 and ctl.state.run == "idle"
-  end, "the peer's turn to finish here")
+    local text = it.text(buf)
+    local _, n = text:gsub("_usage: ", "")
+    local _, changed = text:gsub("%*%*1 file changed%*%*", "")
+    return n == 2 and changed == 2 and ctl.state.run == "idle"
+  end, "the peer's turn and its changes to arrive here")
   peer:wait_notification("scv/approval/resolved")
   t.eq("b\n", it.read_file(notes))
 end)
