@@ -21,6 +21,7 @@ import (
 type waitingRecorder struct {
 	mu      sync.Mutex
 	events  []Event
+	at      []time.Time // when each event arrived
 	changed chan struct{}
 }
 
@@ -32,6 +33,7 @@ func (r *waitingRecorder) Deliver(ev Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, ev)
+	r.at = append(r.at, time.Now())
 	close(r.changed)
 	r.changed = make(chan struct{})
 }
