@@ -345,3 +345,28 @@ func TestRevertManyFiles(t *testing.T) {
 		t.Error("a created file is still there")
 	}
 }
+
+// A process killed while git updated the index leaves index.lock behind:
+// the next process that opens the session's checkpoints clears it, and a
+// snapshot that cannot update the index fails rather than return an older
+// snapshot's tree.
+func TestAStaleIndexLockOfAKilledProcessIsCleared(t *testing.T) {
+	f := newFixture(t)
+	f.write("a.txt", "one\n")
+	f.turn("t1", nil, func() { f.write("a.txt", "two\n") })
+	lock := filepath.Join(f.repo.g.gitDir, "index.lock")
+	if err := os.WriteFile(lock, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if tree, err := f.repo.Snapshot(context.Background()); tree != "" || err == nil {
+		t.Fatalf("a snapshot with the index locked = %q, %v; want an error", tree, err)
+	}
+	repo, err := f.root.Open(context.Background(), "s1", f.ws) // the next process
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.repo = repo
+	if changes := f.turn("t2", nil, func() { f.write("a.txt", "three\n") }); len(changes) != 1 || changes[0].Path != "a.txt" {
+		t.Fatalf("changes after the lock = %+v", changes)
+	}
+}

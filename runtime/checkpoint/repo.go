@@ -31,7 +31,7 @@ const gitDirName = "git"
 func open(ctx context.Context, dir, workspace string) (*Repo, error) {
 	r := &Repo{dir: dir, g: git{gitDir: filepath.Join(dir, gitDirName), work: workspace}}
 	if _, err := os.Stat(filepath.Join(r.g.gitDir, "HEAD")); err == nil {
-		return r, nil
+		return r, clearStaleLocks(r.g.gitDir)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create checkpoint directory: %w", err)
@@ -68,11 +68,15 @@ func (r *Repo) PendingBytes(ctx context.Context) (int64, error) {
 
 // Snapshot stores the whole workspace (ignored files left out) and returns
 // its tree. A file that cannot be read is left out rather than failing
-// the snapshot; the error says which.
+// the snapshot; the error says which. When git could not update the index
+// at all, there is no tree: the index's would be an older snapshot's.
 func (r *Repo) Snapshot(ctx context.Context) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	_, addErr := r.g.run(ctx, nil, "add", "-A", "--ignore-errors", "--", ".")
+	if fatal(addErr) {
+		return "", addErr
+	}
 	out, err := r.g.run(ctx, nil, "write-tree")
 	if err != nil {
 		return "", errors.Join(addErr, err)
