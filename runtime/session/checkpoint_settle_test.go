@@ -2,6 +2,7 @@ package session
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -179,5 +180,41 @@ func TestATurnWaitingForTheCheckpointBeforeItCanBeCancelled(t *testing.T) {
 	r.rec.waitFor(t, TurnCancelled{}, 1)
 	if _, ok := r.file("b.txt"); ok {
 		t.Error("the cancelled turn's write ran")
+	}
+}
+
+// A session whose checkpoints another session's accounting dropped (the
+// least recently used go first) takes new ones at its next change.
+func TestASessionWhoseCheckpointsWereDroppedTakesNewOnes(t *testing.T) {
+	r := newCkptRig(t, "[checkpoints]\nmax_bytes = 3000\n")
+	r.put("a.txt", strings.Repeat("a", 500))
+	r.turn(1, "first", call("c1", "write_file", map[string]any{"path": "a.txt", "content": strings.Repeat("b", 500)}))
+	r.rec.waitFor(t, TurnChanges{}, 1)
+
+	other := newWaitingRecorder()
+	ws := t.TempDir()
+	s2, _, err := r.m.Start(StartParams{Cwd: ws}, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, size := range []int{500, 2000} {
+		r.srv.Enqueue(fakeopenai.Reply{ToolCalls: []provider.ToolCall{call("c1", "write_file", map[string]any{"path": "big.txt", "content": strings.Repeat("x", size)})}},
+			fakeopenai.Reply{Chunks: []string{"done"}})
+		startTurn(t, s2, "grow")
+		other.waitFor(t, TurnChanges{}, i+1)
+	}
+	if r.s.ckpt.root.Exists(r.s.ID()) {
+		t.Fatal("the other session's growth did not drop the first session's checkpoints; the test proves nothing")
+	}
+
+	id := r.turn(2, "again", call("c1", "write_file", map[string]any{"path": "a.txt", "content": "c"}))
+	if ev := r.rec.waitFor(t, TurnChanges{}, 2); len(ev["files"].([]any)) != 1 {
+		t.Fatalf("changes after the checkpoints were dropped = %v", ev)
+	}
+	if res, err := r.s.RevertTurn(id, false); err != nil || len(res.Reverted) != 1 {
+		t.Fatalf("revert = %+v, %v", res, err)
+	}
+	if s, _ := r.file("a.txt"); s != strings.Repeat("b", 500) {
+		t.Errorf("a.txt = %q after the revert", s)
 	}
 }

@@ -48,6 +48,11 @@ func (s *Session) checkpointRepo(ctx context.Context, create bool) (*checkpoint.
 	c := &s.ckpt
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.repo != nil && create && !c.root.Exists(s.id) {
+		// Another session's accounting dropped these checkpoints (the
+		// least recently used go first): start again from scratch.
+		c.repo, c.tooLarge, c.told = nil, false, false
+	}
 	if c.repo != nil || c.root == nil {
 		return c.repo, nil
 	}
