@@ -1,0 +1,47 @@
+package session
+
+import (
+	"testing"
+	"time"
+
+	"scv/internal/fakeopenai"
+	"scv/runtime/provider"
+)
+
+// A session closed while turn N's changes are being taken and turn N+1
+// (started meanwhile, nothing queued) runs: N+1 ends first, cancelled by
+// the close, and must not finish the close before N's changes are out and
+// stored.
+func TestAttackCloseWhileTheNextTurnRunsDuringASettleStoresTheChanges(t *testing.T) {
+	r := newCkptRig(t, "")
+	entered, release := holdFinish(r)
+	answer := make(chan struct{})
+	defer close(answer)
+	r.srv.Enqueue(fakeopenai.Reply{ToolCalls: []provider.ToolCall{call("c1", "write_file", map[string]any{"path": "a.txt", "content": "two\n"})}},
+		fakeopenai.Reply{Chunks: []string{"done"}},
+		fakeopenai.Reply{Chunks: []string{"never"}, Hold: answer})
+	t1 := startTurn(t, r.s, "edit")
+	<-entered
+	startTurn(t, r.s, "just talk") // nothing queued: it starts at once
+	if _, err := r.srv.WaitRequests(3, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.m.Close(r.s.ID()); err != nil {
+		t.Fatal(err)
+	}
+	r.rec.waitFor(t, TurnCancelled{}, 1)
+	close(release)
+	r.s.turns.Wait() // both turns' goroutines, the checkpoint's included, are done
+	at := positions(r.rec.snapshot(), of[TurnChanges](t1), of[SessionClosed](""))
+	if !(at[0] >= 0 && at[0] < at[1]) {
+		t.Errorf("events at %v; want turn %s's changes before the close", at, t1)
+	}
+	loaded, err := r.m.opts.Store.Read(r.s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, _ := StoredEvents(r.s.ID(), loaded.Records)
+	if positions(events, of[TurnChanges](t1))[0] < 0 {
+		t.Error("the changes were not stored")
+	}
+}
