@@ -151,7 +151,7 @@ func (s *Session) endTurn(t *turn, o outcome) (settled chan struct{}) {
 	}
 	s.emitTerminalLocked(t, o)
 	if s.closed {
-		if settled == nil {
+		if s.ckpt.settling == nil { // else the pending checkpoint's finish closes it
 			s.finishCloseLocked()
 		}
 		return settled
