@@ -1,6 +1,9 @@
 package session
 
 import (
+	"os"
+	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -43,5 +46,37 @@ func TestAttackCloseWhileTheNextTurnRunsDuringASettleStoresTheChanges(t *testing
 	events, _ := StoredEvents(r.s.ID(), loaded.Records)
 	if positions(events, of[TurnChanges](t1))[0] < 0 {
 		t.Error("the changes were not stored")
+	}
+}
+
+// A file the user deletes after the turn's tools ended, before the turn's
+// after is taken, passes for the turn's deletion: a revert then brings it
+// back without a word. Like a late edit, it must be a conflict.
+func TestAttackAFileDeletedBeforeTheTurnsAfterIsTakenIsAConflict(t *testing.T) {
+	r := newCkptRig(t, "")
+	r.put("a.txt", "one\n")
+	r.s.ckpt.finishHook = func() {
+		// The deletion must be later than the turn's tool by the file
+		// clock, which may run a tick behind: the directory's ctime says.
+		after := time.Now()
+		for {
+			r.put("a.txt", "user\n")
+			if err := os.Remove(filepath.Join(r.ws, "a.txt")); err != nil {
+				t.Error(err)
+				return
+			}
+			if info, err := os.Stat(r.ws); err != nil || info.Sys().(*syscall.Stat_t).Ctim.Nano() > after.UnixNano() {
+				return
+			}
+		}
+	}
+	t1 := r.turn(1, "edit", call("c1", "write_file", map[string]any{"path": "a.txt", "content": "two\n"}))
+	r.rec.waitFor(t, TurnChanges{}, 1)
+	res, err := r.s.RevertTurn(t1, false)
+	if err != nil || len(res.Conflicts) != 1 || len(res.Reverted) != 0 {
+		t.Fatalf("revert = %+v, %v; want a.txt as a conflict", res, err)
+	}
+	if _, ok := r.file("a.txt"); ok {
+		t.Error("the user's deletion was undone")
 	}
 }
