@@ -80,3 +80,33 @@ func TestAttackAFileDeletedBeforeTheTurnsAfterIsTakenIsAConflict(t *testing.T) {
 		t.Error("the user's deletion was undone")
 	}
 }
+
+// A prompt sent while the session is idle starts at once even when it is
+// paused (pausing holds back queued prompts only, docs/protocol.md). The
+// session is idle while its last turn's changes are taken too; a paused
+// queue then must not swallow the prompt until the session is resumed.
+func TestAttackAPromptToAPausedSessionStartsDuringASettle(t *testing.T) {
+	r := newCkptRig(t, "")
+	entered, release := holdFinish(r)
+	defer close(release)
+	answer := make(chan struct{})
+	r.srv.Enqueue(fakeopenai.Reply{ToolCalls: []provider.ToolCall{call("c1", "write_file", map[string]any{"path": "a.txt", "content": "two\n"})}},
+		fakeopenai.Reply{Chunks: []string{"done"}, Hold: answer},
+		fakeopenai.Reply{Chunks: []string{"now"}})
+	startTurn(t, r.s, "edit")
+	if _, err := r.srv.WaitRequests(2, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := r.s.StartTurn("for later", nil, "1"); err != nil || res.Status != "queued" {
+		t.Fatalf("prompt for later: %+v, %v", res, err)
+	}
+	if _, err := r.s.Pause(true); err != nil {
+		t.Fatal(err)
+	}
+	close(answer)
+	r.rec.waitFor(t, TurnCompleted{}, 1)
+	<-entered
+	if res, err := r.s.StartTurn("now", nil, "1"); err != nil || res.Status != "started" {
+		t.Fatalf("a prompt to the idle paused session: %+v, %v; want it started, as when no changes are being taken", res, err)
+	}
+}
