@@ -3,6 +3,7 @@ package session
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -108,5 +109,51 @@ func TestAttackAPromptToAPausedSessionStartsDuringASettle(t *testing.T) {
 	<-entered
 	if res, err := r.s.StartTurn("now", nil, "1"); err != nil || res.Status != "started" {
 		t.Fatalf("a prompt to the idle paused session: %+v, %v; want it started, as when no changes are being taken", res, err)
+	}
+}
+
+// A file the turn changed and the user deleted since is a conflict of the
+// revert, with a diff from what the turn left to nothing; it must not fail
+// the revert (the diff's "now" side is git's empty blob, which the
+// checkpoint repository need not hold).
+func TestAttackARevertOfAFileDeletedSinceIsAConflict(t *testing.T) {
+	r := newCkptRig(t, "")
+	r.put("a.txt", "one\n")
+	t1 := r.turn(1, "edit", call("c1", "write_file", map[string]any{"path": "a.txt", "content": "two\n"}))
+	r.rec.waitFor(t, TurnChanges{}, 1)
+	if err := os.Remove(filepath.Join(r.ws, "a.txt")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.s.RevertTurn(t1, false)
+	if err != nil || len(res.Conflicts) != 1 || len(res.Reverted) != 0 {
+		t.Fatalf("revert = %+v, %v; want a.txt as a conflict", res, err)
+	}
+	if d := res.Conflicts[0].Diff; !strings.Contains(d, "-two") {
+		t.Errorf("conflict diff = %q; want the turn's text removed", d)
+	}
+}
+
+// A file the turn created and the user changed again before the turn's
+// after was taken is a late conflict whose diff runs from "absent" (git's
+// empty blob) to now: the revert must report it, not fail on the diff.
+func TestAttackALateChangeToAFileTheTurnCreatedIsAConflict(t *testing.T) {
+	r := newCkptRig(t, "")
+	r.s.ckpt.finishHook = func() {
+		after := time.Now()
+		for { // until the file clock says the edit is later than the tool
+			r.put("b.txt", "user\n")
+			if info, err := os.Stat(filepath.Join(r.ws, "b.txt")); err != nil || info.Sys().(*syscall.Stat_t).Ctim.Nano() > after.UnixNano() {
+				return
+			}
+		}
+	}
+	t1 := r.turn(1, "create", call("c1", "write_file", map[string]any{"path": "b.txt", "content": "new\n"}))
+	r.rec.waitFor(t, TurnChanges{}, 1)
+	res, err := r.s.RevertTurn(t1, false)
+	if err != nil || len(res.Conflicts) != 1 || len(res.Reverted) != 0 {
+		t.Fatalf("revert = %+v, %v; want b.txt as a conflict", res, err)
+	}
+	if s, _ := r.file("b.txt"); s != "user\n" {
+		t.Errorf("b.txt = %q; the user's text must stay", s)
 	}
 }
