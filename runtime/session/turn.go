@@ -70,7 +70,7 @@ func (s *Session) StartTurnWithFiles(prompt string, ctxItems []ContextItem, subm
 	if s.stopping {
 		return TurnStart{}, errorf(CodeUnsupported, "the scv daemon is shutting down; the prompt was not started")
 	}
-	if s.active != nil || s.reverting || (s.ckpt.settling != nil && len(s.queue) > 0) {
+	if s.active != nil || s.reverting || (s.ckpt.settling != nil && len(s.queue) > 0 && !s.paused) {
 		entry, position, err := s.enqueueLocked(prompt, attachments, submitter, files)
 		if err != nil {
 			return TurnStart{}, err
@@ -151,7 +151,7 @@ func (s *Session) endTurn(t *turn, o outcome) (settled chan struct{}) {
 	}
 	s.emitTerminalLocked(t, o)
 	if s.closed {
-		if settled == nil {
+		if s.ckpt.settling == nil { // else the pending checkpoint's finish closes it
 			s.finishCloseLocked()
 		}
 		return settled
