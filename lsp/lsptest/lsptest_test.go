@@ -53,6 +53,21 @@ func TestInvariantsCatchBrokenStreams(t *testing.T) {
 			ev(1, "scv/turn/changes", "s", 2, "t", ""),
 			ev(2, "scv/turn/changes", "s", 3, "t", ""),
 		}, 1},
+		{"changes announced and never sent before the close", []Note{
+			ev(0, "scv/turn/completed", "s", 1, "t", `,"changesPending":true`),
+			ev(1, "scv/turn/cancelled", "s", 2, "u", ""),
+			ev(2, "scv/session/closed", "s", 3, "", ""),
+		}, 1},
+		{"changes before the end", []Note{
+			ev(0, "scv/turn/started", "s", 1, "t", ""),
+			ev(1, "scv/turn/changes", "s", 2, "t", ""),
+			ev(2, "scv/turn/completed", "s", 3, "t", ""),
+		}, 1},
+		{"changes announced, then events lost", []Note{
+			ev(0, "scv/turn/completed", "s", 1, "t", `,"changesPending":true`),
+			newNote(1, "scv/session/lagged", []byte(`{"sessionId":"s","missed":1}`)),
+			ev(2, "scv/session/closed", "s", 3, "", ""),
+		}, 0},
 		{"reloaded after the close", []Note{
 			ev(0, "scv/turn/completed", "s", 1, "t", ""),
 			ev(1, "scv/session/closed", "s", 2, "", ""),

@@ -107,21 +107,26 @@ type invariants struct {
 	lastSeq    map[string]uint64 // sessionId → last seq seen in the current segment
 	terminated map[string]Note   // turnId → its terminal event
 	changed    map[string]bool   // turnId → its changes arrived
+	started    map[string]bool   // turnId → its turn/started was seen
+	pending    map[string]string // turnId → sessionId: changes announced, not yet arrived
 	violations []string
 }
 
 func newInvariants() *invariants {
-	return &invariants{lastSeq: map[string]uint64{}, terminated: map[string]Note{}, changed: map[string]bool{}}
+	return &invariants{lastSeq: map[string]uint64{}, terminated: map[string]Note{}, changed: map[string]bool{},
+		started: map[string]bool{}, pending: map[string]string{}}
 }
 
 // restart begins a new segment for a session: an attach may replay events
 // this connection has seen already.
 func (v *invariants) restart(sessionID string) {
 	delete(v.lastSeq, sessionID)
+	v.forgetPending(sessionID)
 	for turn, n := range v.terminated {
 		if n.SessionID == sessionID {
 			delete(v.terminated, turn)
 			delete(v.changed, turn)
+			delete(v.started, turn)
 		}
 	}
 }
@@ -136,6 +141,7 @@ func (v *invariants) observe(n Note) {
 		if _, ok := v.lastSeq[n.SessionID]; ok && n.Decode(&lag) == nil {
 			v.lastSeq[n.SessionID] += lag.Missed
 		}
+		v.forgetPending(n.SessionID) // the changes may be among the lost
 		return
 	}
 	if n.HasSeq && n.SessionID != "" {
@@ -145,6 +151,13 @@ func (v *invariants) observe(n Note) {
 		v.lastSeq[n.SessionID] = n.Seq
 	}
 	if n.Method == schema.EvSessionClosed {
+		// A session stores a turn's changes before it closes.
+		for turn, sid := range v.pending {
+			if sid == n.SessionID {
+				v.violations = append(v.violations, fmt.Sprintf("turn %s: its terminal event announced changes that never came before %s", turn, n))
+			}
+		}
+		v.forgetPending(n.SessionID)
 		// A reload starts a new stream, its seqs after a reserved block; the
 		// closed event may arrive after the test already attached again.
 		delete(v.lastSeq, n.SessionID)
@@ -164,8 +177,25 @@ func (v *invariants) observe(n Note) {
 		v.violations = append(v.violations, fmt.Sprintf("turn %s: %s after its terminal %s", n.TurnID, n, prev))
 		return
 	}
+	if n.Method == schema.EvTurnStarted {
+		v.started[n.TurnID] = true
+	}
 	if IsTerminal(n.Method) {
 		v.terminated[n.TurnID] = n
+		var end struct {
+			ChangesPending bool `json:"changesPending"`
+		}
+		if n.Decode(&end) == nil && end.ChangesPending {
+			v.pending[n.TurnID] = n.SessionID
+		}
+	}
+}
+
+func (v *invariants) forgetPending(sessionID string) {
+	for turn, sid := range v.pending {
+		if sid == sessionID {
+			delete(v.pending, turn)
+		}
 	}
 }
 
@@ -177,7 +207,10 @@ func (v *invariants) changes(n Note) {
 	var pending struct {
 		ChangesPending bool `json:"changesPending"`
 	}
+	delete(v.pending, n.TurnID)
 	switch {
+	case !ended && v.started[n.TurnID]:
+		v.violations = append(v.violations, fmt.Sprintf("turn %s: %s before its terminal event", n.TurnID, n))
 	case !ended:
 	case end.Decode(&pending) != nil || !pending.ChangesPending:
 		v.violations = append(v.violations, fmt.Sprintf("turn %s: %s after a terminal %s that did not announce it", n.TurnID, n, end))

@@ -60,6 +60,7 @@ func (f *fixture) turn(id string, touched []string, change func()) []Change {
 		}
 	}
 	change()
+	tt.ToolDone() // the changes were the turn's tools'
 	changes, err := tt.Finish(ctx)
 	if err != nil {
 		f.t.Fatal(err)

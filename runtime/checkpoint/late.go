@@ -20,21 +20,35 @@ import (
 const lateRef = "/late"
 
 // ToolDone marks the end of a tool that may have changed the workspace.
+// Until one ends, the checkpoint's own start stands for it: a change
+// before any tool of the turn ran is not the turn's.
 func (t *Turn) ToolDone() { t.toolsDone = time.Now() }
 
 // late lists the changed paths whose files changed after the turn's tools.
 func (t *Turn) late(changes []Change) []string {
-	if t.toolsDone.IsZero() {
-		return nil
-	}
 	var late []string
 	for _, c := range changes {
-		info, err := os.Lstat(filepath.Join(t.repo.g.work, c.Path))
-		if err == nil && changeTime(info).After(t.toolsDone) {
+		if t.changedSince(c.Path, t.toolsDone) {
 			late = append(late, c.Path)
 		}
 	}
 	return late
+}
+
+// changedSince reports whether path changed after at. A path that is gone
+// has no ctime of its own: its nearest directory still there changed when
+// it was removed, so that directory's ctime stands for it (another file
+// created there since makes it late too, the safe side: a conflict).
+func (t *Turn) changedSince(path string, at time.Time) bool {
+	for p := path; ; p = filepath.Dir(p) {
+		info, err := os.Lstat(filepath.Join(t.repo.g.work, p))
+		if err == nil {
+			return changeTime(info).After(at)
+		}
+		if p == "." || p == string(filepath.Separator) {
+			return false
+		}
+	}
 }
 
 // storeLate keeps paths as the blob a turn's late ref names.

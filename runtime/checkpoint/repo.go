@@ -212,6 +212,12 @@ func (r *Repo) DiffBlobs(ctx context.Context, from, to, path string, maxBytes in
 	if from == to {
 		return "", nil
 	}
+	if from == EmptyBlob || to == EmptyBlob {
+		// git knows the empty tree without storing it, not the empty blob.
+		if _, err := r.Store(ctx, nil); err != nil {
+			return "", err
+		}
+	}
 	out, err := r.g.run(ctx, nil, "diff", "--no-color", "--no-ext-diff", from, to)
 	if err != nil {
 		return "", err

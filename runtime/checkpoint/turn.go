@@ -26,7 +26,7 @@ type Turn struct {
 // Begin takes turn id's checkpoint: a whole snapshot when whole is set,
 // else an empty one that Touch fills path by path.
 func (r *Repo) Begin(ctx context.Context, id string, whole bool) (*Turn, error) {
-	t := &Turn{repo: r, id: id, before: EmptyTree, whole: whole}
+	t := &Turn{repo: r, id: id, before: EmptyTree, whole: whole, toolsDone: time.Now()}
 	if whole {
 		tree, err := r.Snapshot(ctx)
 		if tree == "" {

@@ -121,6 +121,7 @@ func checkpointCycle(b *testing.B, r *ckptRig, calls []provider.ToolCall) (onPat
 		}
 		start = time.Now()
 	}
+	t.ToolDone()
 	if _, err := t.Finish(ctx); err != nil {
 		b.Fatal(err)
 	}

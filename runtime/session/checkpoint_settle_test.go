@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -216,5 +217,39 @@ func TestASessionWhoseCheckpointsWereDroppedTakesNewOnes(t *testing.T) {
 	}
 	if s, _ := r.file("a.txt"); s != strings.Repeat("b", 500) {
 		t.Errorf("a.txt = %q after the revert", s)
+	}
+}
+
+// A session closed while its last turn's changes are being taken can be
+// loaded again at once: the load waits for the close to finish rather
+// than fail on the log the closing session still holds.
+func TestASessionClosingDuringASettleLoadsAgain(t *testing.T) {
+	r := newCkptRig(t, "")
+	entered, release := holdFinish(r)
+	r.srv.Enqueue(fakeopenai.Reply{ToolCalls: []provider.ToolCall{call("c1", "write_file", map[string]any{"path": "a.txt", "content": "two\n"})}},
+		fakeopenai.Reply{Chunks: []string{"done"}})
+	t1 := startTurn(t, r.s, "edit")
+	<-entered
+	if err := r.m.Close(r.s.ID()); err != nil {
+		t.Fatal(err)
+	}
+	loaded := make(chan error, 1)
+	go func() {
+		s, err := r.m.Load(r.s.ID())
+		if err == nil && s == r.s {
+			err = errors.New("Load gave back the closed session")
+		}
+		loaded <- err
+	}()
+	close(release)
+	if err := <-loaded; err != nil {
+		t.Fatalf("load after a close during a settle: %v", err)
+	}
+	s, err := r.m.Get(r.s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.TurnChanges(t1, ""); err != nil {
+		t.Errorf("the reloaded session's changes of %s: %v", t1, err)
 	}
 }

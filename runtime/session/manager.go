@@ -48,6 +48,7 @@ type Manager struct {
 	// loading serialises loads from the store, so two attaches of one
 	// stored session load it once.
 	loading  sync.Mutex
+	closing  closing
 	mcpStops mcpStops
 	// models caches each provider endpoint's model list for every session.
 	models *provider.ModelCache
@@ -213,6 +214,7 @@ func (m *Manager) build(id string, createdAt time.Time, cwd string, cfg config.C
 		cancel:           cancel,
 		subs:             map[Subscriber]struct{}{},
 		sessionApproved:  map[string]bool{},
+		closeDone:        make(chan struct{}),
 	}
 	if cfg.Provider.Kind == "replay" {
 		s.model = "replay"
@@ -259,6 +261,7 @@ func (m *Manager) Close(id string) error {
 	if !ok {
 		return errorf(CodeSessionNotFound, "session %q was not found", id)
 	}
+	m.closing.add(s)
 	s.close()
 	m.stopMCP(s)
 	return nil

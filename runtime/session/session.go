@@ -53,6 +53,7 @@ type Session struct {
 	approvals       []*pendingApproval
 	sessionApproved map[string]bool
 	closed          bool
+	closeDone       chan struct{} // closed when the close has finished (finishCloseLocked)
 	stopping        bool // the process is shutting down: start no turn
 	idleSince       time.Time
 	title           string
@@ -351,9 +352,13 @@ func (s *Session) close() {
 }
 
 func (s *Session) finishCloseLocked() {
+	if isClosed(s) {
+		return
+	}
 	// The lock on the file goes first: a client told the session closed
 	// may load it again at once.
 	s.closeDiskLocked()
 	_ = s.emitLocked(SessionClosed{})
 	s.subs, s.subList = map[Subscriber]struct{}{}, nil
+	close(s.closeDone)
 }

@@ -55,6 +55,7 @@ func (m *Manager) Load(id string) (*Session, error) {
 	if s, err := m.Get(id); err == nil || m.opts.Store == nil {
 		return s, err
 	}
+	m.closing.wait(id) // a session closed a moment ago still holds its log
 	m.loading.Lock()
 	defer m.loading.Unlock()
 	if s, err := m.Get(id); err == nil {
@@ -232,9 +233,8 @@ func (m *Manager) Delete(id string) error {
 			return errorf(CodeTurnActive, "a turn is running in session %s; cancel it before deleting the session", id)
 		}
 		m.Close(id)
-		// The log is closed once the last turn's checkpoint is finished.
-		s.awaitCheckpoints()
 	}
+	m.closing.wait(id) // its last records are written and its log closed
 	if m.opts.Store == nil {
 		return err
 	}
@@ -252,6 +252,7 @@ func (m *Manager) Fork(id, turnID string) (string, error) {
 	if st == nil {
 		return "", errorf(CodeUnsupported, "sessions are not stored by this server, so they cannot be forked")
 	}
+	m.closing.wait(id)
 	if s, err := m.Get(id); err == nil {
 		s.awaitCheckpoints() // the changes of its last turn are stored then
 		s.mu.Lock()

@@ -16,7 +16,7 @@ import (
 // (started meanwhile, nothing queued) runs: N+1 ends first, cancelled by
 // the close, and must not finish the close before N's changes are out and
 // stored.
-func TestAttackCloseWhileTheNextTurnRunsDuringASettleStoresTheChanges(t *testing.T) {
+func TestCloseWhileTheNextTurnRunsDuringASettleStoresTheChanges(t *testing.T) {
 	r := newCkptRig(t, "")
 	entered, release := holdFinish(r)
 	answer := make(chan struct{})
@@ -53,7 +53,7 @@ func TestAttackCloseWhileTheNextTurnRunsDuringASettleStoresTheChanges(t *testing
 // A file the user deletes after the turn's tools ended, before the turn's
 // after is taken, passes for the turn's deletion: a revert then brings it
 // back without a word. Like a late edit, it must be a conflict.
-func TestAttackAFileDeletedBeforeTheTurnsAfterIsTakenIsAConflict(t *testing.T) {
+func TestAFileDeletedBeforeTheTurnsAfterIsTakenIsAConflict(t *testing.T) {
 	r := newCkptRig(t, "")
 	r.put("a.txt", "one\n")
 	r.s.ckpt.finishHook = func() {
@@ -86,7 +86,7 @@ func TestAttackAFileDeletedBeforeTheTurnsAfterIsTakenIsAConflict(t *testing.T) {
 // paused (pausing holds back queued prompts only, docs/protocol.md). The
 // session is idle while its last turn's changes are taken too; a paused
 // queue then must not swallow the prompt until the session is resumed.
-func TestAttackAPromptToAPausedSessionStartsDuringASettle(t *testing.T) {
+func TestAPromptToAPausedSessionStartsDuringASettle(t *testing.T) {
 	r := newCkptRig(t, "")
 	entered, release := holdFinish(r)
 	defer close(release)
@@ -116,7 +116,7 @@ func TestAttackAPromptToAPausedSessionStartsDuringASettle(t *testing.T) {
 // revert, with a diff from what the turn left to nothing; it must not fail
 // the revert (the diff's "now" side is git's empty blob, which the
 // checkpoint repository need not hold).
-func TestAttackARevertOfAFileDeletedSinceIsAConflict(t *testing.T) {
+func TestARevertOfAFileDeletedSinceIsAConflict(t *testing.T) {
 	r := newCkptRig(t, "")
 	r.put("a.txt", "one\n")
 	t1 := r.turn(1, "edit", call("c1", "write_file", map[string]any{"path": "a.txt", "content": "two\n"}))
@@ -136,7 +136,7 @@ func TestAttackARevertOfAFileDeletedSinceIsAConflict(t *testing.T) {
 // A file the turn created and the user changed again before the turn's
 // after was taken is a late conflict whose diff runs from "absent" (git's
 // empty blob) to now: the revert must report it, not fail on the diff.
-func TestAttackALateChangeToAFileTheTurnCreatedIsAConflict(t *testing.T) {
+func TestALateChangeToAFileTheTurnCreatedIsAConflict(t *testing.T) {
 	r := newCkptRig(t, "")
 	r.s.ckpt.finishHook = func() {
 		after := time.Now()
