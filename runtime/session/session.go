@@ -54,7 +54,7 @@ type Session struct {
 	sessionApproved map[string]bool
 	closed          bool
 	closeDone       chan struct{} // closed when the close has finished (finishCloseLocked)
-	stopping        bool // the process is shutting down: start no turn
+	stopping        bool          // the process is shutting down: start no turn
 	idleSince       time.Time
 	title           string
 	turnCount       int
