@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -36,18 +35,7 @@ func TestCloseWhileTheNextTurnRunsDuringASettleStoresTheChanges(t *testing.T) {
 	r.rec.waitFor(t, TurnCancelled{}, 1)
 	close(release)
 	r.s.turns.Wait() // both turns' goroutines, the checkpoint's included, are done
-	at := positions(r.rec.snapshot(), of[TurnChanges](t1), of[SessionClosed](""))
-	if !(at[0] >= 0 && at[0] < at[1]) {
-		t.Errorf("events at %v; want turn %s's changes before the close", at, t1)
-	}
-	loaded, err := r.m.opts.Store.Read(r.s.ID())
-	if err != nil {
-		t.Fatal(err)
-	}
-	events, _ := StoredEvents(r.s.ID(), loaded.Records)
-	if positions(events, of[TurnChanges](t1))[0] < 0 {
-		t.Error("the changes were not stored")
-	}
+	expectChangesBeforeClose(t, r, t1)
 }
 
 // A file the user deletes after the turn's tools ended, before the turn's
@@ -56,21 +44,12 @@ func TestCloseWhileTheNextTurnRunsDuringASettleStoresTheChanges(t *testing.T) {
 func TestAFileDeletedBeforeTheTurnsAfterIsTakenIsAConflict(t *testing.T) {
 	r := newCkptRig(t, "")
 	r.put("a.txt", "one\n")
-	r.s.ckpt.finishHook = func() {
-		// The deletion must be later than the turn's tool by the file
-		// clock, which may run a tick behind: the directory's ctime says.
-		after := time.Now()
-		for {
-			r.put("a.txt", "user\n")
-			if err := os.Remove(filepath.Join(r.ws, "a.txt")); err != nil {
-				t.Error(err)
-				return
-			}
-			if info, err := os.Stat(r.ws); err != nil || info.Sys().(*syscall.Stat_t).Ctim.Nano() > after.UnixNano() {
-				return
-			}
+	lateChange(r, "a.txt", func() {
+		r.put("a.txt", "user\n")
+		if err := os.Remove(filepath.Join(r.ws, "a.txt")); err != nil {
+			t.Error(err)
 		}
-	}
+	})
 	t1 := r.turn(1, "edit", call("c1", "write_file", map[string]any{"path": "a.txt", "content": "two\n"}))
 	r.rec.waitFor(t, TurnChanges{}, 1)
 	res, err := r.s.RevertTurn(t1, false)
@@ -138,15 +117,7 @@ func TestARevertOfAFileDeletedSinceIsAConflict(t *testing.T) {
 // empty blob) to now: the revert must report it, not fail on the diff.
 func TestALateChangeToAFileTheTurnCreatedIsAConflict(t *testing.T) {
 	r := newCkptRig(t, "")
-	r.s.ckpt.finishHook = func() {
-		after := time.Now()
-		for { // until the file clock says the edit is later than the tool
-			r.put("b.txt", "user\n")
-			if info, err := os.Stat(filepath.Join(r.ws, "b.txt")); err != nil || info.Sys().(*syscall.Stat_t).Ctim.Nano() > after.UnixNano() {
-				return
-			}
-		}
-	}
+	lateChange(r, "b.txt", func() { r.put("b.txt", "user\n") })
 	t1 := r.turn(1, "create", call("c1", "write_file", map[string]any{"path": "b.txt", "content": "new\n"}))
 	r.rec.waitFor(t, TurnChanges{}, 1)
 	res, err := r.s.RevertTurn(t1, false)

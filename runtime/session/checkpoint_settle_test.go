@@ -2,8 +2,11 @@ package session
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,6 +28,36 @@ func holdFinish(r *ckptRig) (entered, release chan struct{}) {
 		<-release
 	}
 	return entered, release
+}
+
+// lateChange makes the rig's next turn checkpoint, as it is finished (after
+// the turn's tools), find change made to the workspace later than those
+// tools by the file clock, which may run a tick behind time.Now: change is
+// made again until the ctime of what it changed (path, or its directory
+// when change removes it) says so.
+func lateChange(r *ckptRig, path string, change func()) {
+	r.s.ckpt.finishHook = func() {
+		after := time.Now()
+		for {
+			change()
+			info, err := os.Stat(filepath.Join(r.ws, path))
+			if err != nil {
+				info, err = os.Stat(filepath.Dir(filepath.Join(r.ws, path)))
+			}
+			if err != nil || info.Sys().(*syscall.Stat_t).Ctim.Nano() > after.UnixNano() {
+				return
+			}
+		}
+	}
+}
+
+// startHeldEdit starts a turn that writes a.txt and then answers, once
+// holdFinish holds its checkpoint; it returns the turn's id.
+func startHeldEdit(t *testing.T, r *ckptRig, more ...fakeopenai.Reply) string {
+	r.srv.Enqueue(append([]fakeopenai.Reply{
+		{ToolCalls: []provider.ToolCall{call("c1", "write_file", map[string]any{"path": "a.txt", "content": "two\n"})}},
+		{Chunks: []string{"done"}}}, more...)...)
+	return startTurn(t, r.s, "edit")
 }
 
 // positions returns the position of each payload in events, matching by type
@@ -97,25 +130,30 @@ func TestAQueuedTurnStartsAfterTheChangesOfTheTurnBefore(t *testing.T) {
 func TestClosingWhileTheChangesAreTakenStoresThem(t *testing.T) {
 	r := newCkptRig(t, "")
 	entered, release := holdFinish(r)
-	r.srv.Enqueue(fakeopenai.Reply{ToolCalls: []provider.ToolCall{call("c1", "write_file", map[string]any{"path": "a.txt", "content": "two\n"})}},
-		fakeopenai.Reply{Chunks: []string{"done"}})
-	t1 := startTurn(t, r.s, "edit")
+	t1 := startHeldEdit(t, r)
 	<-entered
 	if err := r.m.Close(r.s.ID()); err != nil {
 		t.Fatal(err)
 	}
 	close(release)
 	r.rec.waitFor(t, SessionClosed{}, 1)
-	at := positions(r.rec.snapshot(), of[TurnChanges](t1), of[SessionClosed](""))
+	expectChangesBeforeClose(t, r, t1)
+}
+
+// expectChangesBeforeClose checks turn id's changes went out before the
+// session's close, and are in its file.
+func expectChangesBeforeClose(t *testing.T, r *ckptRig, id string) {
+	t.Helper()
+	at := positions(r.rec.snapshot(), of[TurnChanges](id), of[SessionClosed](""))
 	if !(at[0] >= 0 && at[0] < at[1]) {
-		t.Fatalf("events at %v; want the changes before the close", at)
+		t.Fatalf("events at %v; want turn %s's changes before the close", at, id)
 	}
 	loaded, err := r.m.opts.Store.Read(r.s.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
 	events, _ := StoredEvents(r.s.ID(), loaded.Records)
-	if positions(events, of[TurnChanges](t1))[0] < 0 {
+	if positions(events, of[TurnChanges](id))[0] < 0 {
 		t.Error("the changes were not stored")
 	}
 }
@@ -125,9 +163,7 @@ func TestClosingWhileTheChangesAreTakenStoresThem(t *testing.T) {
 func TestAForkKeepsChangesStoredAfterTheNextTurnBegan(t *testing.T) {
 	r := newCkptRig(t, "")
 	entered, release := holdFinish(r)
-	r.srv.Enqueue(fakeopenai.Reply{ToolCalls: []provider.ToolCall{call("c1", "write_file", map[string]any{"path": "a.txt", "content": "two\n"})}},
-		fakeopenai.Reply{Chunks: []string{"done"}}, fakeopenai.Reply{Chunks: []string{"chat"}})
-	t1 := startTurn(t, r.s, "edit")
+	t1 := startHeldEdit(t, r, fakeopenai.Reply{Chunks: []string{"chat"}})
 	<-entered
 	startTurn(t, r.s, "just talk") // nothing queued: it starts at once
 	r.rec.waitFor(t, TurnCompleted{}, 2)
@@ -226,9 +262,7 @@ func TestASessionWhoseCheckpointsWereDroppedTakesNewOnes(t *testing.T) {
 func TestASessionClosingDuringASettleLoadsAgain(t *testing.T) {
 	r := newCkptRig(t, "")
 	entered, release := holdFinish(r)
-	r.srv.Enqueue(fakeopenai.Reply{ToolCalls: []provider.ToolCall{call("c1", "write_file", map[string]any{"path": "a.txt", "content": "two\n"})}},
-		fakeopenai.Reply{Chunks: []string{"done"}})
-	t1 := startTurn(t, r.s, "edit")
+	t1 := startHeldEdit(t, r)
 	<-entered
 	if err := r.m.Close(r.s.ID()); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -203,17 +202,7 @@ func TestRevertConflictIsRefusedThenForced(t *testing.T) {
 func TestAFileChangedBeforeTheTurnsAfterIsTakenIsAConflict(t *testing.T) {
 	r := newCkptRig(t, "")
 	r.put("a.txt", "one\n")
-	r.s.ckpt.finishHook = func() {
-		// The edit must be later than the turn's tool by the file clock,
-		// which may run a tick behind: write until its ctime says so.
-		after := time.Now()
-		for {
-			r.put("a.txt", "user\n")
-			if info, err := os.Stat(filepath.Join(r.ws, "a.txt")); err != nil || info.Sys().(*syscall.Stat_t).Ctim.Nano() > after.UnixNano() {
-				return
-			}
-		}
-	}
+	lateChange(r, "a.txt", func() { r.put("a.txt", "user\n") })
 	t1 := r.turn(1, "edit", call("c1", "write_file", map[string]any{"path": "a.txt", "content": "two\n"}))
 	r.rec.waitFor(t, TurnChanges{}, 1)
 	res, err := r.s.RevertTurn(t1, false)
