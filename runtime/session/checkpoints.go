@@ -79,7 +79,8 @@ func (s *Session) checkpointRepo(ctx context.Context, create bool) (*checkpoint.
 
 // checkpointBefore runs before a tool that may change the workspace (a
 // file tool, shell, an MCP tool): the turn's first such call takes its
-// checkpoint, and a file tool's target joins it. A failure is logged; the turn goes on without undo.
+// checkpoint, and a file tool's target joins it. A failure is logged;
+// the turn goes on without undo.
 func (s *Session) checkpointBefore(t *turn, tool tools.Tool, args json.RawMessage) {
 	risk := tool.Risk()
 	// An MCP tool may write anywhere its server can: it is covered like a

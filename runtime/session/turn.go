@@ -70,7 +70,11 @@ func (s *Session) StartTurnWithFiles(prompt string, ctxItems []ContextItem, subm
 	if s.stopping {
 		return TurnStart{}, errorf(CodeUnsupported, "the scv daemon is shutting down; the prompt was not started")
 	}
-	if s.active != nil || s.reverting || (s.ckpt.settling != nil && len(s.queue) > 0 && !s.paused) {
+	// While the last turn's checkpoint is finished the queue waits for it
+	// (startNextLocked); a prompt sent then joins the queue rather than
+	// jump it, unless the queue is paused (its prompts wait for a resume).
+	queueWaits := s.ckpt.settling != nil && len(s.queue) > 0 && !s.paused
+	if s.active != nil || s.reverting || queueWaits {
 		entry, position, err := s.enqueueLocked(prompt, attachments, submitter, files)
 		if err != nil {
 			return TurnStart{}, err
