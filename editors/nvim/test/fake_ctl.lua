@@ -31,6 +31,22 @@ function M.last(sent, method)
   end
 end
 
+--- Waits for the first request of method sent after the first `after`
+--- requests in sent, and returns it (t is the test harness).
+function M.wait_request(t, sent, method, after)
+  local found
+  t.wait(2000, function()
+    for i = (after or 0) + 1, #sent do
+      if sent[i].method == method then
+        found = sent[i]
+        return true
+      end
+    end
+    return false
+  end, method)
+  return found
+end
+
 function M.snapshot(sid, seq, extra)
   return vim.tbl_extend("force", {
     sessionId = sid,

@@ -10,17 +10,7 @@ local ctl, sent = fake.setup()
 local last, note = fake.last, fake.note
 
 local function wait_request(method, after)
-  local found
-  t.wait(2000, function()
-    for i = (after or 0) + 1, #sent do
-      if sent[i].method == method then
-        found = sent[i]
-        return true
-      end
-    end
-    return false
-  end, method)
-  return found
+  return fake.wait_request(t, sent, method, after)
 end
 
 -- A session with two finished turns; t1 changed two files, t2 one. The

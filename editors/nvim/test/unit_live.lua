@@ -10,19 +10,8 @@ local notified = fake.capture_notify()
 local ctl, sent, conn = fake.setup()
 local last, note = fake.last, fake.note
 
--- Waits for the next request of this method sent after `after` requests.
 local function wait_request(method, after)
-  local found
-  t.wait(2000, function()
-    for i = (after or 0) + 1, #sent do
-      if sent[i].method == method then
-        found = sent[i]
-        return true
-      end
-    end
-    return false
-  end, method)
-  return found
+  return fake.wait_request(t, sent, method, after)
 end
 
 t.test(":Scv model offers scv/model/list in vim.ui.select and configures the pick", function()
