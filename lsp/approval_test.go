@@ -46,6 +46,18 @@ func decodeApproval(t *testing.T, n lsptest.Note) session.ApprovalRequest {
 	return req
 }
 
+// heldOnApproval starts a session whose turn writes a.txt and waits on that
+// write's approval; then the fake model answers with answers.
+func heldOnApproval(t *testing.T, env *lsptest.Env, answers ...fakeopenai.Reply) (ed *lsptest.Editor, sid, turn string, req session.ApprovalRequest) {
+	t.Helper()
+	env.OpenAI.Enqueue(append([]fakeopenai.Reply{toolReply("call_1", "write_file", map[string]string{"path": "a.txt", "content": "a\n"})}, answers...)...)
+	ed = connect(t, env)
+	sid = ed.StartSession("", nil).SessionID
+	turn = ed.StartTurn(sid, "write a").TurnID
+	req = decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+	return ed, sid, turn, req
+}
+
 func TestApprovedWritesChangeTheFile(t *testing.T) {
 	cases := []struct {
 		name  string

@@ -91,14 +91,7 @@ func TestConfigureSwitchesTheModelOfTheNextRequest(t *testing.T) {
 
 func TestConfigureSwitchesTheModelInsideARunningTurn(t *testing.T) {
 	each(t, func(t *testing.T, env *lsptest.Env) {
-		env.OpenAI.Enqueue(
-			toolReply("call_1", "write_file", map[string]string{"path": "a.txt", "content": "a\n"}),
-			fakeopenai.Reply{Chunks: []string{"done"}},
-		)
-		ed := connect(t, env)
-		sid := ed.StartSession("", nil).SessionID
-		turn := ed.StartTurn(sid, "write a").TurnID
-		req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+		ed, sid, turn, req := heldOnApproval(t, env, fakeopenai.Reply{Chunks: []string{"done"}})
 		if _, err := configure(ed, schema.SessionConfigureParams{SessionID: sid, Model: "switched"}); err != nil {
 			t.Fatal(err)
 		}

@@ -32,15 +32,8 @@ func userContents(req fakeopenai.RecordedRequest) []string {
 
 func TestSteerDuringAToolCallReachesTheNextRequest(t *testing.T) {
 	each(t, func(t *testing.T, env *lsptest.Env) {
-		env.OpenAI.Enqueue(
-			toolReply("call_1", "write_file", map[string]string{"path": "a.txt", "content": "a\n"}),
-			fakeopenai.Reply{Chunks: []string{"done"}},
-		)
-		ed := connect(t, env)
-		sid := ed.StartSession("", nil).SessionID
-		turn := ed.StartTurn(sid, "write a").TurnID
 		// The tool call is held on its approval while the steer arrives.
-		req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+		ed, sid, turn, req := heldOnApproval(t, env, fakeopenai.Reply{Chunks: []string{"done"}})
 		if err := steer(ed, sid, turn, "name it b.txt next time"); err != nil {
 			t.Fatal(err)
 		}
@@ -167,16 +160,9 @@ func TestSteerRefusals(t *testing.T) {
 // turn once the paused session resumes.
 func TestASteerOfACancelledTurnRunsNextFromTheQueue(t *testing.T) {
 	each(t, func(t *testing.T, env *lsptest.Env) {
-		env.OpenAI.Enqueue(
-			toolReply("call_1", "write_file", map[string]string{"path": "a.txt", "content": "a\n"}),
-			fakeopenai.Reply{Chunks: []string{"steer answered"}},
-			fakeopenai.Reply{Chunks: []string{"queued answered"}},
-		)
-		ed := connect(t, env)
-		sid := ed.StartSession("", nil).SessionID
-		turn := ed.StartTurn(sid, "write a").TurnID
 		// The tool call is held on its approval while the steer arrives.
-		ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0)
+		ed, sid, turn, _ := heldOnApproval(t, env,
+			fakeopenai.Reply{Chunks: []string{"steer answered"}}, fakeopenai.Reply{Chunks: []string{"queued answered"}})
 		if res := ed.StartTurn(sid, "queued before"); res.Status != "queued" {
 			t.Fatalf("turn/start while running = %+v", res)
 		}
