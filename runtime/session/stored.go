@@ -263,11 +263,12 @@ func (m *Manager) Fork(id, turnID string) (string, error) {
 	if err != nil {
 		return "", storeError(id, err)
 	}
-	cut, found := forkPoint(loaded.Records, turnID)
+	ds := decodeRecords(loaded.Records) // read once, for the cut and for what it keeps
+	cut, found := forkPoint(ds, turnID)
 	if turnID != "" && !found {
 		return "", errorf(CodeTurnNotFound, "turn %s has not ended in session %s", turnID, id)
 	}
-	recs := keptByFork(loaded.Records, cut)
+	recs := keptByFork(loaded.Records, ds, cut)
 	r := rebuild(recs)
 	if len(r.queue) > 0 || r.paused {
 		// The prompts queued then belong to the original session.
@@ -303,11 +304,11 @@ func (m *Manager) Fork(id, turnID string) (string, error) {
 // it, and the changes of its turns stored after it (a turn's changes are
 // stored once its checkpoint is finished, after its end and maybe after
 // the next turn began), numbered on from the cut.
-func keptByFork(records []store.Record, cut uint64) []store.Record {
+func keptByFork(records []store.Record, ds []decoded, cut uint64) []store.Record {
 	var kept []store.Record
 	ended := map[string]bool{}
-	for _, rec := range records {
-		d := decodeRecord(rec)
+	for i, rec := range records {
+		d := ds[i]
 		if rec.Seq <= cut {
 			kept = append(kept, rec)
 			if id, ok := endedTurn(d.payload); ok && d.err == nil {
@@ -339,15 +340,14 @@ func endedTurn(p Payload) (string, bool) {
 
 // forkPoint is the seq of the record that ended turn turnID (the last
 // turn that ended when turnID is empty).
-func forkPoint(recs []store.Record, turnID string) (cut uint64, found bool) {
-	for _, rec := range recs {
-		d := decodeRecord(rec)
+func forkPoint(ds []decoded, turnID string) (cut uint64, found bool) {
+	for _, d := range ds {
 		if d.err != nil {
 			continue
 		}
 		ended, _ := endedTurn(d.payload)
 		if turnID == "" || ended == turnID {
-			cut, found = rec.Seq, true
+			cut, found = d.seq, true
 			if turnID != "" {
 				return cut, true
 			}
