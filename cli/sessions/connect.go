@@ -31,9 +31,12 @@ type Conn struct {
 	notes []client.Notification
 }
 
-// Connect reaches the daemon on socket or, when none runs, serves server
-// in-process, and performs the handshake as clientName.
-func Connect(ctx context.Context, socket string, server lsp.Options, clientName string) (*Conn, error) {
+// Connect reaches the daemon on socket or, when none runs, serves the
+// options inProcess builds in this process, and performs the handshake as
+// clientName. inProcess runs only without a daemon: a daemon answers with
+// its own configuration, so this machine's need not hold a key or even
+// load.
+func Connect(ctx context.Context, socket string, inProcess func() (lsp.Options, error), clientName string) (*Conn, error) {
 	conn := &Conn{stop: func() {}}
 	var rwc net.Conn
 	uc, err := bridge.Connect(socket)
@@ -41,6 +44,10 @@ func Connect(ctx context.Context, socket string, server lsp.Options, clientName 
 	case err == nil:
 		rwc, conn.Daemon = uc, true
 	case bridge.NoDaemon(err):
+		server, err := inProcess()
+		if err != nil {
+			return nil, err
+		}
 		rwc, conn.stop = headless.Serve(context.Background(), server)
 	default:
 		return nil, err

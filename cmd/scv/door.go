@@ -41,19 +41,32 @@ type door struct {
 // daemon, starting it when the mode requires one. On failure it has told
 // the user, prefixed by name, and returns the exit code.
 func openDoor(name string, d *doorFlags) (door, int) {
-	fail := func(err error, code int) (door, int) {
+	opts, cfg, err := serverOptions(lsp.ModeStdio, d.session.overrides())
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return door{}, 1
+	}
+	daemon, code := dialDoorDaemon(name, d)
+	if code != 0 {
 		return door{}, code
+	}
+	return door{opts: opts, cfg: cfg, daemon: daemon}, 0
+}
+
+// dialDoorDaemon resolves the daemon mode and dials the daemon, starting it
+// when the mode requires one; nil means serve in-process. It reads no
+// configuration: a daemon serves with its own. On failure it has told the
+// user, prefixed by name, and returns the exit code.
+func dialDoorDaemon(name string, d *doorFlags) (*net.UnixConn, int) {
+	fail := func(err error, code int) (*net.UnixConn, int) {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return nil, code
 	}
 	mode, err := bridge.ResolveMode(*d.daemonMode, *d.noDaemon)
 	if err != nil {
 		return fail(err, 2)
 	}
 	socket, err := bridge.SocketPath(*d.socket)
-	if err != nil {
-		return fail(err, 1)
-	}
-	opts, cfg, err := serverOptions(lsp.ModeStdio, d.session.overrides())
 	if err != nil {
 		return fail(err, 1)
 	}
@@ -67,5 +80,5 @@ func openDoor(name string, d *doorFlags) (door, int) {
 	if err != nil {
 		return fail(err, 1)
 	}
-	return door{opts: opts, cfg: cfg, daemon: daemon}, 0
+	return daemon, 0
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"scv/bridge"
 	"scv/internal/termsafe"
 	"scv/lsp"
 	"scv/lsp/headless"
@@ -19,11 +18,10 @@ import (
 
 func runExec(args []string) int {
 	fs := flag.NewFlagSet("scv exec", flag.ContinueOnError)
-	var f sessionFlags
+	var f doorFlags
 	f.register(fs)
 	cwd := fs.String("cwd", ".", "workspace directory")
 	resume := fs.String("resume", "", "continue this session (by id) instead of starting one")
-	socketFlag := fs.String("socket", "", "with --resume: the daemon socket (default $SCV_SOCKET or $SCV_HOME/server.sock)")
 	if fs.Parse(args) != nil {
 		return 2
 	}
@@ -32,58 +30,63 @@ func runExec(args []string) int {
 		fmt.Fprintln(os.Stderr, `usage: scv exec [flags] "prompt"`+"\n       scv exec --resume ID \"prompt\"")
 		return 2
 	}
-	approver := headless.TerminalApprover(os.Stdin, os.Stderr)
+	run := headless.Options{Prompt: prompt, Approve: headless.TerminalApprover(os.Stdin, os.Stderr)}
 	if *resume != "" {
-		return runResume(fs, *resume, *socketFlag, prompt, approver)
+		if conflict := sessionFlagSet(fs); conflict != "" {
+			fmt.Fprintf(os.Stderr, "scv exec: --%s cannot be combined with --resume: the session keeps its own settings\n", conflict)
+			return 2
+		}
+		run.Resume = *resume
+	} else {
+		dir, err := filepath.Abs(*cwd)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "scv exec: %v\n", err)
+			return 1
+		}
+		run.Session = schema.SessionStartParams{Cwd: dir}
 	}
-	dir, err := filepath.Abs(*cwd)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "scv exec: %v\n", err)
-		return 1
+	daemon, code := dialDoorDaemon("scv exec", &f)
+	if code != 0 {
+		return code
 	}
-	return runHeadless(f, headless.Options{Session: schema.SessionStartParams{Cwd: dir}, Prompt: prompt, Approve: approver})
+	if daemon != nil {
+		// The daemon serves with its own configuration (its endpoint and
+		// key, which this machine may not have: a socket forwarded by ssh);
+		// this command's flags bind the session as they do for scv lsp.
+		run.Conn = daemon
+		flags := f.session.overrides()
+		run.Flags = &flags
+	}
+	return runHeadless(f.session, run)
 }
 
-// runResume runs one turn in an existing session: the daemon's when a
-// daemon runs, else one the in-process server loads from the store. The
-// session keeps its own model, cwd and policy, so the flags that choose
-// those are refused rather than silently ignored.
-func runResume(fs *flag.FlagSet, id, socketFlag, prompt string, approve headless.Approver) int {
-	var conflict string
+// sessionFlagSet names the first flag given that chooses a session's
+// settings, or "" when none was.
+func sessionFlagSet(fs *flag.FlagSet) string {
+	probe := flag.NewFlagSet("", flag.ContinueOnError)
+	var s sessionFlags
+	s.register(probe)
+	conflict := ""
 	fs.Visit(func(fl *flag.Flag) {
-		if fl.Name != "resume" && fl.Name != "socket" && conflict == "" {
+		if probe.Lookup(fl.Name) != nil && conflict == "" {
 			conflict = fl.Name
 		}
 	})
-	if conflict != "" {
-		fmt.Fprintf(os.Stderr, "scv exec: --%s cannot be combined with --resume: the session keeps its own settings\n", conflict)
-		return 2
-	}
-	socket, err := bridge.SocketPath(socketFlag)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "scv exec: %v\n", err)
-		return 1
-	}
-	opts := headless.Options{Resume: id, Prompt: prompt, Approve: approve}
-	conn, err := bridge.Connect(socket)
-	switch {
-	case err == nil:
-		opts.Conn = conn
-	case !bridge.NoDaemon(err):
-		fmt.Fprintf(os.Stderr, "scv exec: %v\n", err)
-		return 1
-	}
-	return runHeadless(sessionFlags{}, opts)
+	return conflict
 }
 
-// runHeadless runs one turn, in-process unless run.Conn reaches a daemon;
-// Ctrl-C cancels the turn, a second Ctrl-C leaves at once. run's Server,
-// Out, Log and Interrupt are filled in here.
+// runHeadless runs one turn, in-process unless run.Conn reaches a daemon
+// (then no local configuration is read: the daemon's applies); Ctrl-C
+// cancels the turn, a second Ctrl-C leaves at once. run's Server, Out,
+// Log and Interrupt are filled in here.
 func runHeadless(f sessionFlags, run headless.Options) int {
-	opts, _, err := serverOptions(lsp.ModeStdio, f.overrides())
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "scv: %v\n", err)
-		return 1
+	if run.Conn == nil {
+		opts, _, err := serverOptions(lsp.ModeStdio, f.overrides())
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "scv: %v\n", err)
+			return 1
+		}
+		run.Server = opts
 	}
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, os.Interrupt)
@@ -106,7 +109,7 @@ func runHeadless(f sessionFlags, run headless.Options) int {
 			}
 		}
 	}()
-	run.Server, run.Out, run.Log, run.Interrupt = opts, os.Stdout, os.Stderr, interrupt
+	run.Out, run.Log, run.Interrupt = os.Stdout, os.Stderr, interrupt
 	return headless.Run(context.Background(), run)
 }
 

@@ -44,20 +44,26 @@ func run(t *testing.T, home, dir string, stdin string, args ...string) (string, 
 // runEnv is run with extra environment variables.
 func runEnv(t *testing.T, home, dir string, env []string, stdin string, args ...string) (string, string, int) {
 	t.Helper()
+	base := []string{"SCV_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH"), "SCV_NO_DAEMON=1"}
+	return runWith(t, append(base, env...), dir, stdin, args...)
+}
+
+// runWith runs scv in dir with exactly env and returns stdout, stderr and
+// the exit status.
+func runWith(t *testing.T, env []string, dir, stdin string, args ...string) (string, string, int) {
+	t.Helper()
 	cmd := exec.Command(scvBin, args...)
-	cmd.Dir = dir
-	cmd.Env = append([]string{"SCV_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH"), "SCV_NO_DAEMON=1"}, env...)
+	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
-	code := 0
 	if exit, ok := err.(*exec.ExitError); ok {
-		code = exit.ExitCode()
+		return out.String(), errOut.String(), exit.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	return out.String(), errOut.String(), code
+	return out.String(), errOut.String(), 0
 }
 
 func fakeHome(t *testing.T, srv *fakeopenai.Server) string {

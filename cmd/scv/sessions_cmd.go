@@ -128,14 +128,13 @@ func withSessions(name, socketFlag string, do func(context.Context, *sessions.Co
 		fmt.Fprintf(os.Stderr, "scv %s: %v\n", name, err)
 		return 1
 	}
-	opts, _, err := serverOptions(lsp.ModeStdio, config.Overrides{})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "scv %s: %v\n", name, err)
-		return 1
+	inProcess := func() (lsp.Options, error) {
+		opts, _, err := serverOptions(lsp.ModeStdio, config.Overrides{})
+		return opts, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), sessionsTimeout)
 	defer cancel()
-	c, err := sessions.Connect(ctx, socket, opts, "scv "+name)
+	c, err := sessions.Connect(ctx, socket, inProcess, "scv "+name)
 	if err == nil {
 		defer c.Close()
 		err = do(ctx, c)

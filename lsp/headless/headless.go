@@ -23,6 +23,7 @@ import (
 	"scv/lsp"
 	"scv/lsp/client"
 	"scv/lsp/schema"
+	"scv/runtime/config"
 	"scv/runtime/session"
 )
 
@@ -43,6 +44,9 @@ type Options struct {
 	// Conn, when set, is a connection to a running server (the daemon)
 	// used instead of serving Server in-process; Run closes it.
 	Conn io.ReadWriteCloser
+	// Flags, with Conn, are the command's session flags, which bind the
+	// session on the daemon as a forwarding scv lsp's do.
+	Flags *config.Overrides
 	// Resume names a session to attach to and continue instead of
 	// starting one with Session.
 	Resume    string
@@ -116,7 +120,8 @@ func (r *runner) take() []client.Notification {
 
 func (r *runner) run(ctx context.Context, c *client.Client) (int, error) {
 	if err := c.Call(ctx, protocol.MethodInitialize, schema.InitializeParams{
-		ClientInfo: &schema.ClientInfo{Name: "scv-headless"},
+		ClientInfo:            &schema.ClientInfo{Name: "scv-headless"},
+		InitializationOptions: &schema.InitializationOptions{SCV: &schema.ClientOptions{Flags: r.opts.Flags}},
 	}, nil); err != nil {
 		return ExitFailed, fmt.Errorf("initialize: %w", err)
 	}
