@@ -287,3 +287,23 @@ func TestASessionClosingDuringASettleLoadsAgain(t *testing.T) {
 		t.Errorf("the reloaded session's changes of %s: %v", t1, err)
 	}
 }
+
+// Shutdown waits for a session that was closed while its last turn's
+// changes were being taken: the checkpoint work must not outlive the
+// manager (it wrote into a home being removed, and used a workspace gone).
+func TestShutdownWaitsForASessionClosingDuringASettle(t *testing.T) {
+	r := newCkptRig(t, "")
+	entered, release := holdFinish(r)
+	startHeldEdit(t, r)
+	<-entered
+	if err := r.m.Close(r.s.ID()); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if !r.m.Shutdown() {
+		t.Fatal("Shutdown reports that the sessions did not end")
+	}
+	if !isClosed(r.s) {
+		t.Fatal("Shutdown returned while a closed session's checkpoint was still being finished")
+	}
+}

@@ -1,6 +1,9 @@
 package session
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // closing holds the sessions a Manager closed whose close has not
 // finished: a turn still ending, or the last turn's checkpoint still being
@@ -50,4 +53,26 @@ func isClosed(s *Session) bool {
 	default:
 		return false
 	}
+}
+
+// waitAll returns once every closing session has closed, or false when
+// timeout passed first: a process shutting down waits for the checkpoints
+// its closed sessions are still finishing, as for its open sessions' turns.
+func (c *closing) waitAll(timeout time.Duration) bool {
+	c.mu.Lock()
+	pending := make([]*Session, 0, len(c.byID))
+	for _, s := range c.byID {
+		pending = append(pending, s)
+	}
+	c.mu.Unlock()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for _, s := range pending {
+		select {
+		case <-s.closeDone:
+		case <-deadline.C:
+			return false
+		}
+	}
+	return true
 }

@@ -349,7 +349,8 @@ func (m *Manager) CancelTurns(ids []string) bool {
 
 // Shutdown stops every session from starting turns (queued prompts stay
 // queued) and cancels the running ones, waiting up to ShutdownGrace like
-// CancelTurns. It is for a process that is about to exit: a queued turn
+// CancelTurns, then as long again for sessions closed earlier whose close
+// is still finishing (a checkpoint, a turn ending). It is for a process that is about to exit: a queued turn
 // started now would call the model only to be cut off.
 func (m *Manager) Shutdown() bool {
 	for _, s := range m.all() {
@@ -358,6 +359,7 @@ func (m *Manager) Shutdown() bool {
 		s.mu.Unlock()
 	}
 	ended := m.CancelTurns(nil)
+	ended = m.closing.waitAll(ShutdownGrace) && ended
 	m.stopAllMCP()
 	// The logs are synced and their locks released: the sessions are
 	// whole on disk for the next process, queued prompts included.
