@@ -1,6 +1,7 @@
 package session
 
 import (
+	"scv/runtime/ceiling"
 	"context"
 	"log/slog"
 	"sync"
@@ -25,6 +26,9 @@ type Session struct {
 	createdAt        time.Time
 	now              func() time.Time // the Manager's clock; nil means time.Now
 	cfg              config.Config
+	// ceiling bounds every approval policy the session takes; fixed when
+	// it started (see runtime/ceiling).
+	ceiling ceiling.Ceiling
 	limits           Limits
 	provider         provider.Provider
 	registry         *tools.Registry // never nil; empty without tools

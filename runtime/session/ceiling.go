@@ -1,0 +1,58 @@
+package session
+
+import (
+	"scv/runtime/ceiling"
+	"scv/runtime/config"
+)
+
+// Who gave the flags a ceiling takes, as its errors name them.
+const (
+	flagsOfForwarder = "the scv process that forwarded the session's start (initializationOptions.scv.flags)"
+	flagsOfServer    = "the serving scv process"
+)
+
+// boundCeiling is c tightened by what may only make a session stricter:
+// the project file of cwd as it is now, the flags of the connection that
+// starts the session (a forwarding bridge's; none on a load) and this
+// process's own flags. The user's own file is not a bound: its policy is a
+// default the user may change from an editor.
+func (m *Manager) boundCeiling(c ceiling.Ceiling, cwd string, connFlags config.Overrides) (ceiling.Ceiling, error) {
+	projectPolicy, file, err := config.ProjectPolicy(m.opts.Home, cwd)
+	if err != nil {
+		return ceiling.Ceiling{}, err
+	}
+	bounds := []ceiling.Bound{ceiling.FlagBound(connFlags.ApprovalPolicy, flagsOfForwarder), ceiling.FlagBound(m.opts.Flags.ApprovalPolicy, flagsOfServer)}
+	if projectPolicy != "" {
+		bounds = append(bounds, ceiling.ProjectBound(projectPolicy, file))
+	}
+	c, err = c.With(bounds...)
+	if err != nil {
+		return ceiling.Ceiling{}, err
+	}
+	for _, f := range []struct {
+		flags config.Overrides
+		who   string
+	}{{connFlags, flagsOfForwarder}, {m.opts.Flags, flagsOfServer}} {
+		if f.flags.NoTools != nil && *f.flags.NoTools {
+			c = c.WithToolsOff("--no-tools of " + f.who)
+		}
+	}
+	return c, nil
+}
+
+// holdPolicy makes the policy a session starts or loads with as strict as
+// its ceiling where it is looser (see ceiling.Hold); a policy the ceiling
+// cannot hold refuses the start or the load, naming where it came from.
+func holdPolicy(cfg *config.Config, c ceiling.Ceiling, origin string) error {
+	policy, err := c.Hold(cfg.Agent.ApprovalPolicy)
+	if err != nil {
+		return errorf(CodeInvalidParams, "%v (the policy is from %s)", err, origin)
+	}
+	cfg.Agent.ApprovalPolicy = policy
+	return nil
+}
+
+// Ceiling is the session's approval ceiling.
+func (s *Session) Ceiling() ceiling.Ceiling {
+	return s.ceiling // fixed at build: no lock needed
+}
