@@ -1,12 +1,12 @@
 package session
 
 import (
-	"scv/runtime/ceiling"
 	"context"
 	"log/slog"
 	"sync"
 	"time"
 
+	"scv/runtime/ceiling"
 	"scv/runtime/config"
 	"scv/runtime/mcp"
 	"scv/runtime/prompt"
@@ -28,14 +28,14 @@ type Session struct {
 	cfg              config.Config
 	// ceiling bounds every approval policy the session takes; fixed when
 	// it started (see runtime/ceiling).
-	ceiling ceiling.Ceiling
-	limits           Limits
-	provider         provider.Provider
-	registry         *tools.Registry // never nil; empty without tools
-	workspace        *tools.Workspace
-	system           string
-	log              *slog.Logger // where a turn's panic and its stack go
-	mcp              *mcp.Manager // nil without MCP servers; set once, under mu
+	ceiling   ceiling.Ceiling
+	limits    Limits
+	provider  provider.Provider
+	registry  *tools.Registry // never nil; empty without tools
+	workspace *tools.Workspace
+	system    string
+	log       *slog.Logger // where a turn's panic and its stack go
+	mcp       *mcp.Manager // nil without MCP servers; set once, under mu
 
 	// ctx ends when the session closes; every turn runs under it.
 	ctx    context.Context
