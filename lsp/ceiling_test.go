@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"scv/internal/fakeopenai"
 	"scv/lsp/lsptest"
 	"scv/lsp/schema"
 	"scv/runtime/config"
@@ -110,4 +111,33 @@ func TestAStartWhoseCeilingNoPolicyMeetsIsRefused(t *testing.T) {
 
 func equal(a, b []string) bool {
 	return strings.Join(a, ",") == strings.Join(b, ",")
+}
+
+// --no-tools is part of the ceiling too: a session started chat-only stays
+// chat-only once it is reloaded by a server (or through a window) started
+// without the flag.
+func TestTheNoToolsFlagOutlivesAReload(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		noTools := true
+		env.Flags.NoTools = &noTools
+		env.OpenAI.Enqueue(fakeopenai.Reply{Chunks: []string{"just talk"}})
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		ed.MustCall(schema.MethodSessionClose, schema.SessionRef{SessionID: sid}, nil)
+		ed.Close()
+
+		env.Flags = config.Overrides{}
+		next := connect(t, env)
+		if _, err := next.Attach(sid, nil); err != nil {
+			t.Fatal(err)
+		}
+		next.ExpectTerminal(next.StartTurn(sid, "hi").TurnID, schema.EvTurnCompleted)
+		reqs, err := env.OpenAI.WaitRequests(1, env.Timeout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reqs[0].Tools) != 0 {
+			t.Errorf("a session started under --no-tools was offered %d tools after a reload", len(reqs[0].Tools))
+		}
+	})
 }
