@@ -47,6 +47,19 @@ func TestTheApprovalFlagIsACeilingNoConfigureLifts(t *testing.T) {
 			t.Errorf("%d session/configured after refusals", n)
 		}
 
+		if env.ServedByDaemon() {
+			// Another window, on a bridge without the flag, attaches to
+			// the live session: it cannot lift it either.
+			env.Flags = config.Overrides{}
+			other := connect(t, env)
+			if _, err := other.Attach(sid, nil); err != nil {
+				t.Fatal(err)
+			}
+			_, err := configure(other, schema.SessionConfigureParams{SessionID: sid, ApprovalPolicy: "auto"})
+			lsptest.ExpectError(t, err, -32602, "")
+			other.Close()
+		}
+
 		// Unloaded (in-process, over the binary: its server gone), then
 		// loaded by a server, or through a window, without the flag.
 		ed.MustCall(schema.MethodSessionClose, schema.SessionRef{SessionID: sid}, nil)
