@@ -60,15 +60,22 @@ func FlagBound(policy, who string) Bound {
 }
 
 // Ceiling is a session's ceiling. The zero value bounds nothing: every
-// policy is allowed and tools may be on. A Ceiling is built only by New
-// and With, so one no policy meets never exists.
+// policy is allowed and tools may be on. A Ceiling is built only by New,
+// With and Decode, so one no policy meets never exists. A later bound (the
+// sandbox mode a session may run tools in) belongs here beside these.
 type Ceiling struct {
-	// Approval are the bounds on the approval policy; the ceiling per
+	// approval are the bounds on the approval policy; the ceiling per
 	// class is the strictest gate any of them sets.
-	Approval []Bound `json:"approval,omitempty"`
-	// ToolsOff names who switched the session's tools off for good (a
+	approval []Bound
+	// toolsOff names who switched the session's tools off for good (a
 	// --no-tools flag); empty when tools may be on.
-	ToolsOff string `json:"toolsOff,omitempty"`
+	toolsOff string
+}
+
+// stored is a Ceiling as a session's file holds it.
+type stored struct {
+	Approval []Bound `json:"approval,omitempty"`
+	ToolsOff string  `json:"toolsOff,omitempty"`
 }
 
 // New returns the ceiling of bounds; a bound without a policy is skipped.
@@ -80,7 +87,7 @@ func New(bounds ...Bound) (Ceiling, error) {
 
 // With returns c tightened by bounds (see New).
 func (c Ceiling) With(bounds ...Bound) (Ceiling, error) {
-	out := Ceiling{Approval: slices.Clone(c.Approval), ToolsOff: c.ToolsOff}
+	out := Ceiling{approval: slices.Clone(c.approval), toolsOff: c.toolsOff}
 	for _, b := range bounds {
 		if b.Policy == "" {
 			continue
@@ -88,30 +95,37 @@ func (c Ceiling) With(bounds ...Bound) (Ceiling, error) {
 		if !slices.Contains(config.Policies(), b.Policy) {
 			return Ceiling{}, fmt.Errorf("approval policy %q (%s) must be one of %v", b.Policy, b.Source, config.Policies())
 		}
-		if !slices.Contains(out.Approval, b) {
-			out.Approval = append(out.Approval, b)
+		if !slices.Contains(out.approval, b) {
+			out.approval = append(out.approval, b)
 		}
 	}
 	if len(out.Allowed()) == 0 {
 		return Ceiling{}, fmt.Errorf("no approval policy meets %s: %s; change one of them",
-			out.sources(), conflict(out.Approval))
+			out.sources(), conflict(out.approval))
 	}
 	return out, nil
 }
 
+// Bounds are the sources of the approval ceiling, in the order given.
+func (c Ceiling) Bounds() []Bound { return slices.Clone(c.approval) }
+
+// ToolsOff names who switched the session's tools off for good; empty
+// when tools may be on.
+func (c Ceiling) ToolsOff() string { return c.toolsOff }
+
 // WithToolsOff returns c with tools off for good, by who.
 func (c Ceiling) WithToolsOff(who string) Ceiling {
-	if c.ToolsOff == "" {
-		c.ToolsOff = who
+	if c.toolsOff == "" {
+		c.toolsOff = who
 	}
-	c.Approval = slices.Clone(c.Approval)
+	c.approval = slices.Clone(c.approval)
 	return c
 }
 
 // limit is the loosest gate c allows for a call of class.
 func (c Ceiling) limit(class Class) config.Gate {
 	g := config.GateRun
-	for _, b := range c.Approval {
+	for _, b := range c.approval {
 		g = max(g, gate(b.Policy, class))
 	}
 	return g
@@ -157,7 +171,7 @@ func (c Ceiling) Hold(policy string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("approval policy %q cannot be held to the session's ceiling %s: %s; choose one of %v",
-		policy, c.sources(), conflict(append([]Bound{{Policy: policy, Source: "asked"}}, c.Approval...)), c.Allowed())
+		policy, c.sources(), conflict(append([]Bound{{Policy: policy, Source: "asked"}}, c.approval...)), c.Allowed())
 }
 
 // tightens reports whether p's gates are, per class, exactly the stricter
@@ -184,8 +198,8 @@ func (c Ceiling) Check(policy string) error {
 // sources names the bounds for an error: `"always" (--approval=always of
 // scv lsp) and "never" (agent.approval_policy in /w/.scv/config.toml)`.
 func (c Ceiling) sources() string {
-	parts := make([]string, 0, len(c.Approval))
-	for _, b := range c.Approval {
+	parts := make([]string, 0, len(c.approval))
+	for _, b := range c.approval {
 		parts = append(parts, fmt.Sprintf("%q (%s)", b.Policy, b.Source))
 	}
 	return strings.Join(parts, " and ")
@@ -239,22 +253,22 @@ func Decode(data []byte) (Ceiling, error) {
 	if len(data) == 0 {
 		return Ceiling{}, nil
 	}
-	var stored Ceiling
-	if err := json.Unmarshal(data, &stored); err != nil {
+	var st stored
+	if err := json.Unmarshal(data, &st); err != nil {
 		return Ceiling{}, fmt.Errorf("stored approval ceiling: %w", err)
 	}
-	c, err := New(stored.Approval...)
+	c, err := New(st.Approval...)
 	if err != nil {
 		return Ceiling{}, fmt.Errorf("stored approval ceiling: %w", err)
 	}
-	if stored.ToolsOff != "" {
-		c = c.WithToolsOff(stored.ToolsOff)
+	if st.ToolsOff != "" {
+		c = c.WithToolsOff(st.ToolsOff)
 	}
 	return c, nil
 }
 
 // Encode is the form Decode reads.
 func (c Ceiling) Encode() json.RawMessage {
-	data, _ := json.Marshal(c) // strings only: cannot fail
+	data, _ := json.Marshal(stored{Approval: c.approval, ToolsOff: c.toolsOff}) // strings only: cannot fail
 	return data
 }

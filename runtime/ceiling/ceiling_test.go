@@ -1,7 +1,6 @@
 package ceiling
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -61,7 +60,7 @@ func TestHoldTightensAPreferenceAndCheckRefusesAChoice(t *testing.T) {
 	} {
 		got, err := tc.c.Hold(tc.policy)
 		if err != nil || got != tc.want {
-			t.Errorf("%v.Hold(%s) = %q, %v; want %s", tc.c.Approval, tc.policy, got, err, tc.want)
+			t.Errorf("%v.Hold(%s) = %q, %v; want %s", tc.c.Bounds(), tc.policy, got, err, tc.want)
 		}
 	}
 	if got, err := always.Hold("never"); err == nil {
@@ -82,15 +81,12 @@ func TestHoldTightensAPreferenceAndCheckRefusesAChoice(t *testing.T) {
 func TestACeilingRoundTripsThroughItsStoredForm(t *testing.T) {
 	c, _ := New(FlagBound("on-risk", "scv lsp"), ProjectBound("always", "/w/.scv/config.toml"))
 	c = c.WithToolsOff("--no-tools of scv lsp")
-	data, err := json.Marshal(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := c.Encode()
 	back, err := Decode(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(back.Allowed(), ",") != "always" || back.ToolsOff != c.ToolsOff {
+	if strings.Join(back.Allowed(), ",") != "always" || back.ToolsOff() != c.ToolsOff() {
 		t.Errorf("read back %s as %+v", data, back)
 	}
 	if back, err := Decode(nil); err != nil || len(back.Allowed()) != 4 {

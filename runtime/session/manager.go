@@ -114,7 +114,7 @@ func (m *Manager) Start(p StartParams, sub Subscriber) (*Session, Snapshot, erro
 	if err != nil {
 		return nil, Snapshot{}, errorf(CodeInvalidParams, "%v", err)
 	}
-	ceil, err := m.boundCeiling(ceiling.Ceiling{}, cwd, p.Flags)
+	ceil, err := m.boundCeiling(ceiling.Ceiling{}, cwd, p.Flags, flagsOfStarter)
 	if err != nil {
 		return nil, Snapshot{}, errorf(CodeInvalidParams, "%v", err)
 	}

@@ -16,7 +16,7 @@ func (m *Manager) restoredConfig(cwd string, h store.Header, configured *Session
 	if err != nil {
 		return config.Config{}, ceiling.Ceiling{}, errorf(CodeInvalidParams, "session %s cannot be loaded: %v", h.ID, err)
 	}
-	ceil, err := m.boundCeiling(stored, cwd, config.Overrides{})
+	ceil, err := m.boundCeiling(stored, cwd, config.Overrides{}, flagsOfLoader)
 	if err != nil {
 		return config.Config{}, ceiling.Ceiling{}, errorf(CodeInvalidParams, "session %s cannot be loaded: %v", h.ID, err)
 	}
@@ -31,7 +31,7 @@ func (m *Manager) restoredConfig(cwd string, h store.Header, configured *Session
 	}
 	if cfg.Agent.ApprovalPolicy != wanted {
 		m.opts.Log.Warn("the stored approval policy was held to the session's ceiling", "session", h.ID,
-			"stored", wanted, "now", cfg.Agent.ApprovalPolicy, "ceiling", ceil.Approval)
+			"stored", wanted, "now", cfg.Agent.ApprovalPolicy, "ceiling", ceil.Bounds())
 	}
 	return cfg, ceil, nil
 }
@@ -49,7 +49,7 @@ func storedOverrides(h store.Header, configured *SessionConfigured, flags config
 	if configured != nil {
 		own.Model, own.ApprovalPolicy = configured.Model, configured.ApprovalPolicy
 	}
-	if ceil.ToolsOff != "" {
+	if ceil.ToolsOff() != "" {
 		off := true
 		own.NoTools = &off
 	}
