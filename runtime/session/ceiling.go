@@ -54,8 +54,3 @@ func holdPolicy(cfg *config.Config, c ceiling.Ceiling, origin string) error {
 	cfg.Agent.ApprovalPolicy = policy
 	return nil
 }
-
-// Ceiling is the session's approval ceiling.
-func (s *Session) Ceiling() ceiling.Ceiling {
-	return s.ceiling // fixed at build: no lock needed
-}
