@@ -26,16 +26,14 @@ type Session struct {
 	createdAt        time.Time
 	now              func() time.Time // the Manager's clock; nil means time.Now
 	cfg              config.Config
-	// ceiling bounds every approval policy the session takes; fixed when
-	// it started (see runtime/ceiling).
-	ceiling   ceiling.Ceiling
-	limits    Limits
-	provider  provider.Provider
-	registry  *tools.Registry // never nil; empty without tools
-	workspace *tools.Workspace
-	system    string
-	log       *slog.Logger // where a turn's panic and its stack go
-	mcp       *mcp.Manager // nil without MCP servers; set once, under mu
+	ceiling          ceiling.Ceiling // bounds every policy the session takes; fixed at its start (runtime/ceiling)
+	limits           Limits
+	provider         provider.Provider
+	registry         *tools.Registry // never nil; empty without tools
+	workspace        *tools.Workspace
+	system           string
+	log              *slog.Logger // where a turn's panic and its stack go
+	mcp              *mcp.Manager // nil without MCP servers; set once, under mu
 
 	// ctx ends when the session closes; every turn runs under it.
 	ctx    context.Context
