@@ -82,7 +82,8 @@ type StartParams struct {
 	MCPServers map[string]config.MCPServer
 	// Flags are the command-line flags of the `scv lsp` this request came
 	// through (a forwarding bridge's): they override the params above, and
-	// the serving process's own Options.Flags override them.
+	// the serving process's own Options.Flags override them. Both also fix
+	// the session's approval ceiling (see boundCeiling).
 	Flags config.Overrides
 }
 
