@@ -31,13 +31,13 @@ func newEnvFor(t *testing.T, backend string) *lsptest.Env {
 	return lsptest.NewEnv(t, lsptest.Binary{Path: bin})
 }
 
-// startAgentFor starts scv acp on the backend: through the daemon, it
-// connects to the one an scv/* editor of env reaches (returned, nil
-// in process).
-func startAgentFor(t *testing.T, env *lsptest.Env, backend string) (*agent, *lsptest.Editor) {
+// startAgentFor starts scv acp on the backend, with flags: through the
+// daemon, it connects to the one an scv/* editor of env reaches (returned,
+// nil in process).
+func startAgentFor(t *testing.T, env *lsptest.Env, backend string, flags ...string) (*agent, *lsptest.Editor) {
 	t.Helper()
 	if backend != "daemon" {
-		return startAgent(t, env, "--daemon=never"), nil
+		return startAgent(t, env, append([]string{"--daemon=never"}, flags...)...), nil
 	}
 	ed := env.Connect()
 	ed.Initialize()
@@ -49,5 +49,5 @@ func startAgentFor(t *testing.T, env *lsptest.Env, backend string) (*agent, *lsp
 			environ = append(environ, kv)
 		}
 	}
-	return startAgentEnv(t, env, environ, "--daemon=required", "--socket", status.Socket), ed
+	return startAgentEnv(t, env, environ, append([]string{"--daemon=required", "--socket", status.Socket}, flags...)...), ed
 }

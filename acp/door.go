@@ -73,6 +73,7 @@ type sessState struct {
 	cwd     string
 	model   string
 	policy  string   // the approval policy ("" while unknown)
+	allowed []string // the policies the session's ceiling admits (nil: all)
 	models  []string // what the model option offers, read at setup
 	running string   // the running turn's id, as the events tell it
 	title   string   // stored by the runtime, else from the first prompt seen

@@ -32,10 +32,20 @@ func (d *Door) setup(sid string) schema.SessionSetup {
 	out.ConfigOptions = d.configOptions(sid)
 	d.mu.Lock()
 	if st := d.sessions[sid]; st != nil && st.policy != "" {
-		out.Modes = &schema.ModeState{CurrentModeID: st.policy, AvailableModes: modes}
+		out.Modes = &schema.ModeState{CurrentModeID: st.policy, AvailableModes: st.modes()}
 	}
 	d.mu.Unlock()
 	return out
+}
+
+// modes are the modes a session's ceiling allows, in the order of modes:
+// a client offers no mode the session would refuse. A backend that does
+// not tell (nil) gets them all.
+func (st *sessState) modes() []schema.Mode {
+	if st.allowed == nil {
+		return modes
+	}
+	return slices.DeleteFunc(slices.Clone(modes), func(m schema.Mode) bool { return !slices.Contains(st.allowed, m.ID) })
 }
 
 // readConfig asks the backend for a session's policy, model and the
@@ -52,7 +62,7 @@ func (d *Door) readConfig(sid string) {
 		return
 	}
 	if err == nil {
-		st.policy, st.model = cfg.ApprovalPolicy, cfg.Model
+		st.policy, st.model, st.allowed = cfg.ApprovalPolicy, cfg.Model, cfg.AllowedPolicies
 	}
 	st.models = models
 }
@@ -69,7 +79,7 @@ func (d *Door) configOptions(sid string) []schema.ConfigOption {
 	}
 	if st.policy != "" {
 		mode := schema.ConfigOption{ID: optionMode, Name: "Approval", Category: "mode", Type: "select", CurrentValue: st.policy}
-		for _, m := range modes {
+		for _, m := range st.modes() {
 			mode.Options = append(mode.Options, schema.SelectOption{Value: m.ID, Name: m.Name, Description: m.Description})
 		}
 		opts = append(opts, mode)
@@ -144,7 +154,7 @@ func (d *Door) configure(sid, model, policy string) error {
 	}
 	d.mu.Lock()
 	if st := d.sessions[sid]; st != nil {
-		st.policy, st.model = cfg.ApprovalPolicy, cfg.Model
+		st.policy, st.model, st.allowed = cfg.ApprovalPolicy, cfg.Model, cfg.AllowedPolicies
 	}
 	d.mu.Unlock()
 	return nil

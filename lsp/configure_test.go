@@ -143,10 +143,15 @@ func TestConfigureRefusals(t *testing.T) {
 		if err != nil || res.ApprovalPolicy != "always" {
 			t.Errorf("configure always = %+v, %v", res, err)
 		}
+		// The ceiling was fixed when the session started; a session started
+		// without the project file is free of it.
 		if err := os.Remove(project); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := configure(ed, schema.SessionConfigureParams{SessionID: sid, ApprovalPolicy: "auto"}); err != nil {
+		_, err = configure(ed, schema.SessionConfigureParams{SessionID: sid, ApprovalPolicy: "auto"})
+		lsptest.ExpectError(t, err, -32602, "")
+		fresh := ed.StartSession("", nil).SessionID
+		if _, err := configure(ed, schema.SessionConfigureParams{SessionID: fresh, ApprovalPolicy: "auto"}); err != nil {
 			t.Errorf("without a project file auto is the user's choice: %v", err)
 		}
 	})

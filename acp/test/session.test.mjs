@@ -122,3 +122,21 @@ test("changing the mode sends current_mode_update and config_option_update", () 
     await a.update("current_mode_update", (u) => u.currentModeId === "always");
     await a.update("config_option_update", (u) => u.configOptions.find((o) => o.id === "mode").currentValue === "always");
   }));
+
+test("scv acp --approval=always offers only the modes its ceiling allows, and set_mode cannot lift it", () =>
+  withWorld({}, async (w, start) => {
+    const a = await start(["--daemon=never", "--approval=always"]);
+    const s = await a.newSession();
+    assert.equal(s.modes.currentModeId, "always");
+    assert.deepEqual(s.modes.availableModes.map((m) => m.id), ["always"]);
+    assert.deepEqual(s.configOptions.find((o) => o.id === "mode").options.map((o) => o.value), ["always"]);
+    await assert.rejects(a.request(S.setMode, { sessionId: s.sessionId, modeId: "auto" }), (e) => e.code === -32602 && /--approval=always/.test(e.message));
+    await assert.rejects(a.request(S.setConfigOption, { sessionId: s.sessionId, configId: "mode", value: "on-risk" }), (e) => e.code === -32602);
+    await a.request(S.close, { sessionId: s.sessionId });
+
+    // Loaded by an scv acp without the flag: the stored ceiling holds.
+    const b = await start();
+    const loaded = await b.request(S.load, { sessionId: s.sessionId, cwd: w.workspace, mcpServers: [] });
+    assert.deepEqual(loaded.modes.availableModes.map((m) => m.id), ["always"]);
+    await assert.rejects(b.request(S.setMode, { sessionId: s.sessionId, modeId: "auto" }), (e) => e.code === -32602);
+  }));

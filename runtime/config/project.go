@@ -147,15 +147,3 @@ func ProjectPolicy(home, cwd string) (policy, file string, err error) {
 	}
 	return "", "", nil
 }
-
-// CheckLivePolicy holds a policy chosen for a running session to the
-// project file's rule: a repository may only make approvals stricter, so
-// a switch below the policy its file sets is refused, naming the key and
-// the file. projectPolicy "" (the project sets none) allows any policy.
-func CheckLivePolicy(policy, projectPolicy, projectFile string) error {
-	if projectPolicy == "" || AtLeastAsStrict(policy, projectPolicy) {
-		return nil
-	}
-	return fmt.Errorf("approval policy %q is looser than agent.approval_policy = %q in the project file %s: a repository may only make approvals stricter; change that file to allow it",
-		policy, projectPolicy, projectFile)
-}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"unicode"
 
-	"scv/runtime/config"
 	"scv/runtime/provider"
 )
 
@@ -14,24 +13,22 @@ import (
 type Configuration struct {
 	Model          string `json:"model"`
 	ApprovalPolicy string `json:"approvalPolicy"`
+	// AllowedPolicies are the policies the session's ceiling admits, in
+	// the order of ApprovalPolicies: what a mode picker may offer.
+	AllowedPolicies []string `json:"allowedPolicies"`
 }
 
 // Configure switches the session's model and approval policy (an empty
 // value keeps the current one) from its next model call on, and tells
-// every window with SessionConfigured. A policy looser than the one the
-// workspace's project file sets is refused, as a project file's own
-// looser policy is (config.CheckLivePolicy). It returns the values now in
-// force.
+// every window with SessionConfigured. A policy looser than the session's
+// ceiling in any tool class is refused, naming the ceiling's sources (see
+// runtime/ceiling). It returns the values now in force.
 func (s *Session) Configure(model, policy string) (Configuration, error) {
 	if policy != "" {
 		if !slices.Contains(ApprovalPolicies, policy) {
 			return Configuration{}, errorf(CodeInvalidParams, "approvalPolicy must be one of %v, not %q", ApprovalPolicies, policy)
 		}
-		projectPolicy, file, err := config.ProjectPolicy(s.home, s.cwd)
-		if err != nil {
-			return Configuration{}, errorf(CodeInvalidParams, "approvalPolicy %q: %v", policy, err)
-		}
-		if err := config.CheckLivePolicy(policy, projectPolicy, file); err != nil {
+		if err := s.ceiling.Check(policy); err != nil {
 			return Configuration{}, errorf(CodeInvalidParams, "%v", err)
 		}
 	}
@@ -54,14 +51,14 @@ func (s *Session) Configure(model, policy string) (Configuration, error) {
 		s.cfg.Agent.ApprovalPolicy = policy
 	}
 	now := s.configurationLocked()
-	if now == before {
+	if now.Model == before.Model && now.ApprovalPolicy == before.ApprovalPolicy {
 		return now, nil
 	}
-	return now, s.emitLocked(SessionConfigured(now))
+	return now, s.emitLocked(SessionConfigured{Model: now.Model, ApprovalPolicy: now.ApprovalPolicy})
 }
 
 func (s *Session) configurationLocked() Configuration {
-	return Configuration{Model: s.model, ApprovalPolicy: s.cfg.Agent.ApprovalPolicy}
+	return Configuration{Model: s.model, ApprovalPolicy: s.cfg.Agent.ApprovalPolicy, AllowedPolicies: s.ceiling.Allowed()}
 }
 
 // validateModel refuses what cannot be a model id: it is sent in every

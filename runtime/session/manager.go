@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"scv/runtime/ceiling"
 	"scv/runtime/config"
 	"scv/runtime/prompt"
 	"scv/runtime/provider"
@@ -81,7 +82,8 @@ type StartParams struct {
 	MCPServers map[string]config.MCPServer
 	// Flags are the command-line flags of the `scv lsp` this request came
 	// through (a forwarding bridge's): they override the params above, and
-	// the serving process's own Options.Flags override them.
+	// the serving process's own Options.Flags override them. Both also fix
+	// the session's approval ceiling (see boundCeiling).
 	Flags config.Overrides
 }
 
@@ -101,7 +103,7 @@ func (m *Manager) Start(p StartParams, sub Subscriber) (*Session, Snapshot, erro
 	if p.NoTools {
 		noTools = &p.NoTools
 	}
-	cfg, _, err := config.Load(config.LoadOptions{
+	cfg, src, err := config.Load(config.LoadOptions{
 		Home: m.opts.Home,
 		Cwd:  cwd,
 		Overrides: config.Overrides{
@@ -113,10 +115,17 @@ func (m *Manager) Start(p StartParams, sub Subscriber) (*Session, Snapshot, erro
 	if err != nil {
 		return nil, Snapshot{}, errorf(CodeInvalidParams, "%v", err)
 	}
+	ceil, err := m.boundCeiling(ceiling.Ceiling{}, cwd, p.Flags, flagsOfStarter)
+	if err != nil {
+		return nil, Snapshot{}, errorf(CodeInvalidParams, "%v", err)
+	}
+	if err := holdPolicy(&cfg, ceil, src.Origin("agent.approval_policy")); err != nil {
+		return nil, Snapshot{}, err
+	}
 	if err := mergeMCPServers(&cfg, p.MCPServers); err != nil {
 		return nil, Snapshot{}, err
 	}
-	s, err := m.build(uuid.NewString(), m.opts.Now(), cwd, cfg)
+	s, err := m.build(uuid.NewString(), m.opts.Now(), cwd, cfg, ceil)
 	if err != nil {
 		return nil, Snapshot{}, err
 	}
@@ -150,7 +159,7 @@ func checkCwd(cwd string) (string, error) {
 	return resolved, nil
 }
 
-func (m *Manager) build(id string, createdAt time.Time, cwd string, cfg config.Config) (*Session, error) {
+func (m *Manager) build(id string, createdAt time.Time, cwd string, cfg config.Config, ceil ceiling.Ceiling) (*Session, error) {
 	prov, err := m.newProvider(cfg)
 	if err != nil {
 		return nil, err
@@ -203,6 +212,7 @@ func (m *Manager) build(id string, createdAt time.Time, cwd string, cfg config.C
 		createdAt:        createdAt,
 		now:              m.opts.Now,
 		cfg:              cfg,
+		ceiling:          ceil,
 		limits:           limits,
 		provider:         prov,
 		registry:         registry,

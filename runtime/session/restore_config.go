@@ -1,33 +1,57 @@
 package session
 
 import (
+	"scv/runtime/ceiling"
 	"scv/runtime/config"
 	"scv/runtime/store"
 )
 
+// restoredConfig is the configuration and ceiling a stored session loads
+// with. The ceiling is the one stored when the session started, tightened
+// by the project file as it is now and by this process's own flags; the
+// policy the session stored is held to it (ceiling.Hold), and a load it
+// cannot hold is refused, naming the ceiling's sources.
+func (m *Manager) restoredConfig(cwd string, h store.Header, configured *SessionConfigured) (config.Config, ceiling.Ceiling, error) {
+	stored, err := ceiling.Decode(h.Ceiling)
+	if err != nil {
+		return config.Config{}, ceiling.Ceiling{}, errorf(CodeInvalidParams, "session %s cannot be loaded: %v", h.ID, err)
+	}
+	ceil, err := m.boundCeiling(stored, cwd, config.Overrides{}, flagsOfLoader)
+	if err != nil {
+		return config.Config{}, ceiling.Ceiling{}, errorf(CodeInvalidParams, "session %s cannot be loaded: %v", h.ID, err)
+	}
+	own, flags := storedOverrides(h, configured, m.opts.Flags, ceil)
+	cfg, src, err := config.Load(config.LoadOptions{Home: m.opts.Home, Cwd: cwd, Overrides: own, Flags: flags})
+	if err != nil {
+		return config.Config{}, ceiling.Ceiling{}, errorf(CodeInvalidParams, "session %s cannot be loaded: %v", h.ID, err)
+	}
+	wanted := cfg.Agent.ApprovalPolicy
+	if err := holdPolicy(&cfg, ceil, src.Origin("agent.approval_policy")); err != nil {
+		return config.Config{}, ceiling.Ceiling{}, errorf(CodeInvalidParams, "session %s cannot be loaded: %v", h.ID, err)
+	}
+	if cfg.Agent.ApprovalPolicy != wanted {
+		m.opts.Log.Warn("the stored approval policy was held to the session's ceiling", "session", h.ID,
+			"stored", wanted, "now", cfg.Agent.ApprovalPolicy, "ceiling", ceil.Bounds())
+	}
+	return cfg, ceil, nil
+}
+
 // storedOverrides are what a loaded session takes from its own file over
 // the user's and the project's config: the provider, model and approval
-// policy it was created with, or those scv/session/configure last set. They
-// beat the serving process's command-line flags too, which are returned
-// without them: the flags are the defaults of new sessions, and a session
-// keeps its own choice across a reload or a restart under other flags. The
-// project rule still holds (config.CheckLivePolicy): a stored policy looser
-// than the one the workspace's project file now sets yields to the
-// project's, and why is returned as a warning.
-func storedOverrides(home, cwd string, h store.Header, configured *SessionConfigured, flags config.Overrides) (own, rest config.Overrides, warning error) {
+// policy it was created with, or those scv/session/configure last set, and
+// tools off when its ceiling switched them off for good. They beat the
+// serving process's command-line flags too, which are returned without
+// them: the flags are the defaults of new sessions, and a session keeps its
+// own choice across a reload or a restart under other flags (the policy
+// still held to the ceiling, which those flags tighten).
+func storedOverrides(h store.Header, configured *SessionConfigured, flags config.Overrides, ceil ceiling.Ceiling) (own, rest config.Overrides) {
 	own = config.Overrides{Provider: h.Provider, Model: h.Model, ApprovalPolicy: h.ApprovalPolicy}
 	if configured != nil {
 		own.Model, own.ApprovalPolicy = configured.Model, configured.ApprovalPolicy
 	}
-	if own.ApprovalPolicy != "" {
-		projectPolicy, file, err := config.ProjectPolicy(home, cwd)
-		if err != nil {
-			// Loading the config reports the project file's error.
-			return own, flags, nil
-		}
-		if err := config.CheckLivePolicy(own.ApprovalPolicy, projectPolicy, file); err != nil {
-			own.ApprovalPolicy, warning = projectPolicy, err
-		}
+	if ceil.ToolsOff() != "" {
+		off := true
+		own.NoTools = &off
 	}
 	rest = flags
 	if own.Provider != "" {
@@ -39,5 +63,8 @@ func storedOverrides(home, cwd string, h store.Header, configured *SessionConfig
 	if own.ApprovalPolicy != "" {
 		rest.ApprovalPolicy = ""
 	}
-	return own, rest, warning
+	if own.NoTools != nil {
+		rest.NoTools = nil
+	}
+	return own, rest
 }

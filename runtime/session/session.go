@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"scv/runtime/ceiling"
 	"scv/runtime/config"
 	"scv/runtime/mcp"
 	"scv/runtime/prompt"
@@ -25,6 +26,7 @@ type Session struct {
 	createdAt        time.Time
 	now              func() time.Time // the Manager's clock; nil means time.Now
 	cfg              config.Config
+	ceiling          ceiling.Ceiling // bounds every policy the session takes; fixed at its start (runtime/ceiling)
 	limits           Limits
 	provider         provider.Provider
 	registry         *tools.Registry // never nil; empty without tools

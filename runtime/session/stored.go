@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"scv/runtime/config"
 	"scv/runtime/store"
 )
 
@@ -22,7 +21,7 @@ func (m *Manager) create(s *Session) error {
 	}
 	log, err := st.Create(store.Header{
 		ID: s.id, Cwd: s.cwd, Model: s.cfg.Provider.Model, Provider: s.cfg.Provider.Kind,
-		ApprovalPolicy: s.cfg.Agent.ApprovalPolicy, CreatedAt: s.createdAt,
+		ApprovalPolicy: s.cfg.Agent.ApprovalPolicy, CreatedAt: s.createdAt, Ceiling: s.ceiling.Encode(),
 	})
 	if err != nil {
 		return fmt.Errorf("store the new session: %w", err)
@@ -96,15 +95,11 @@ func (m *Manager) restore(log *store.Log, loaded store.Loaded) (*Session, error)
 	}
 	ds := decodeRecords(loaded.Records)
 	r := rebuildDecoded(ds)
-	own, flags, warning := storedOverrides(m.opts.Home, cwd, h, r.configured, m.opts.Flags)
-	if warning != nil {
-		m.opts.Log.Warn("the stored approval policy was not restored", "session", h.ID, "err", warning)
-	}
-	cfg, _, err := config.Load(config.LoadOptions{Home: m.opts.Home, Cwd: cwd, Overrides: own, Flags: flags})
+	cfg, ceil, err := m.restoredConfig(cwd, h, r.configured)
 	if err != nil {
-		return nil, errorf(CodeInvalidParams, "session %s cannot be loaded: %v", h.ID, err)
+		return nil, err
 	}
-	s, err := m.build(h.ID, h.CreatedAt, cwd, cfg)
+	s, err := m.build(h.ID, h.CreatedAt, cwd, cfg, ceil)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +275,7 @@ func (m *Manager) Fork(id, turnID string) (string, error) {
 	h := loaded.Header
 	fork := store.Header{
 		ID: uuid.NewString(), Cwd: h.Cwd, Model: h.Model, Provider: h.Provider, ApprovalPolicy: h.ApprovalPolicy,
-		Title: r.title, ForkedFrom: &store.ForkPoint{ID: id, Seq: cut},
+		Ceiling: h.Ceiling, Title: r.title, ForkedFrom: &store.ForkPoint{ID: id, Seq: cut},
 	}
 	log, err := st.CreateFrom(fork, recs)
 	if err != nil {

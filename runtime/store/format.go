@@ -3,6 +3,7 @@ package store
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"time"
@@ -63,6 +64,9 @@ type Header struct {
 	CreatedAt      time.Time  `json:"createdAt"`
 	Title          string     `json:"title,omitempty"`
 	ForkedFrom     *ForkPoint `json:"forkedFrom,omitempty"`
+	// Ceiling is the session's approval ceiling (runtime/ceiling), fixed
+	// when it started; the store keeps it without reading it.
+	Ceiling json.RawMessage `json:"ceiling,omitempty"`
 }
 
 // ForkPoint names the session and the last record a fork was copied from.

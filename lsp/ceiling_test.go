@@ -1,0 +1,156 @@
+package lsp_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"scv/internal/fakeopenai"
+	"scv/lsp/lsptest"
+	"scv/lsp/schema"
+	"scv/runtime/config"
+)
+
+// policyOf reads a session's approval policy (a configure that changes
+// nothing).
+func policyOf(t *testing.T, ed *lsptest.Editor, sid string) schema.SessionConfigureResult {
+	t.Helper()
+	res, err := configure(ed, schema.SessionConfigureParams{SessionID: sid})
+	if err != nil {
+		t.Fatalf("read the configuration of %s: %v", sid, err)
+	}
+	return res
+}
+
+// `scv lsp --approval=always` is a ceiling of the sessions it starts: no
+// configure lifts it, in-process, over the binary or through the daemon,
+// nor once the session is reloaded by a server (or through a window)
+// started without the flag.
+func TestTheApprovalFlagIsACeilingNoConfigureLifts(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		env.Flags.ApprovalPolicy = "always"
+		ed := connect(t, env)
+		sid := ed.StartSession("", &schema.SessionStartParams{ApprovalPolicy: "auto"}).SessionID
+		if got := policyOf(t, ed, sid); got.ApprovalPolicy != "always" || !equal(got.AllowedPolicies, []string{"always"}) {
+			t.Errorf("started under --approval=always: %+v, want always and only always allowed", got)
+		}
+		for _, looser := range []string{"auto", "on-risk", "never"} {
+			_, err := configure(ed, schema.SessionConfigureParams{SessionID: sid, ApprovalPolicy: looser})
+			e := lsptest.ExpectError(t, err, -32602, "")
+			for _, want := range []string{`"` + looser + `"`, "--approval"} {
+				if !strings.Contains(e.Message, want) {
+					t.Errorf("configure %s under --approval=always: %q lacks %q", looser, e.Message, want)
+				}
+			}
+		}
+		if n := len(ed.Notes(schema.EvSessionConfigured, nil)); n != 0 {
+			t.Errorf("%d session/configured after refusals", n)
+		}
+
+		if env.ServedByDaemon() {
+			// Another window, on a bridge without the flag, attaches to
+			// the live session: it cannot lift it either.
+			env.Flags = config.Overrides{}
+			other := connect(t, env)
+			if _, err := other.Attach(sid, nil); err != nil {
+				t.Fatal(err)
+			}
+			_, err := configure(other, schema.SessionConfigureParams{SessionID: sid, ApprovalPolicy: "auto"})
+			lsptest.ExpectError(t, err, -32602, "")
+			other.Close()
+		}
+
+		// Unloaded (in-process, over the binary: its server gone), then
+		// loaded by a server, or through a window, without the flag.
+		ed.MustCall(schema.MethodSessionClose, schema.SessionRef{SessionID: sid}, nil)
+		ed.Close()
+		env.Flags = config.Overrides{}
+		next := connect(t, env)
+		if _, err := next.Attach(sid, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := policyOf(t, next, sid); got.ApprovalPolicy != "always" || !equal(got.AllowedPolicies, []string{"always"}) {
+			t.Errorf("reloaded without the flag: %+v, want the stored ceiling always", got)
+		}
+		_, err := configure(next, schema.SessionConfigureParams{SessionID: sid, ApprovalPolicy: "auto"})
+		lsptest.ExpectError(t, err, -32602, "")
+
+		// A new session of that server is free of the old flag.
+		fresh := next.StartSession("", nil).SessionID
+		if _, err := configure(next, schema.SessionConfigureParams{SessionID: fresh, ApprovalPolicy: "auto"}); err != nil {
+			t.Errorf("a session started without the flag: configure auto: %v", err)
+		}
+	})
+}
+
+// approvalPolicy at scv/session/start (an editor's setting, perhaps a
+// repository's .vscode/settings.json) is held to the project file's
+// policy: it can only make the session stricter.
+func TestAStartsApprovalPolicyIsHeldToTheProjectFile(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		env.WriteFile(filepath.Join(config.ProjectDir, config.FileName), "[agent]\napproval_policy = \"never\"\n")
+		ed := connect(t, env)
+		for _, asked := range []string{"auto", "on-risk"} {
+			sid := ed.StartSession("", &schema.SessionStartParams{ApprovalPolicy: asked}).SessionID
+			if got := policyOf(t, ed, sid); got.ApprovalPolicy != "never" || !equal(got.AllowedPolicies, []string{"never"}) {
+				t.Errorf("start asking %s under a project's never: %+v, want never", asked, got)
+			}
+		}
+	})
+}
+
+// A ceiling no policy meets (a project's never, whose reads run, and a
+// flag's always, which asks before them) refuses the start, naming both.
+func TestAStartWhoseCeilingNoPolicyMeetsIsRefused(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		project := env.WriteFile(filepath.Join(config.ProjectDir, config.FileName), "[agent]\napproval_policy = \"never\"\n")
+		env.Flags.ApprovalPolicy = "always"
+		ed := connect(t, env)
+		_, err := ed.TryStartSession("", nil)
+		e := lsptest.ExpectError(t, err, -32602, "")
+		for _, want := range []string{project, "--approval", `"always"`, `"never"`} {
+			if !strings.Contains(e.Message, want) {
+				t.Errorf("refused start: %q lacks %q", e.Message, want)
+			}
+		}
+		// The connection goes on.
+		ed.MustCall(schema.MethodSessionList, schema.SessionListParams{}, nil)
+		env.Flags.ApprovalPolicy = "never"
+		if _, err := connect(t, env).TryStartSession("", nil); err != nil {
+			t.Errorf("a start under a flag the project agrees with: %v", err)
+		}
+	})
+}
+
+func equal(a, b []string) bool {
+	return strings.Join(a, ",") == strings.Join(b, ",")
+}
+
+// --no-tools is part of the ceiling too: a session started chat-only stays
+// chat-only once it is reloaded by a server (or through a window) started
+// without the flag.
+func TestTheNoToolsFlagOutlivesAReload(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		noTools := true
+		env.Flags.NoTools = &noTools
+		env.OpenAI.Enqueue(fakeopenai.Reply{Chunks: []string{"just talk"}})
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		ed.MustCall(schema.MethodSessionClose, schema.SessionRef{SessionID: sid}, nil)
+		ed.Close()
+
+		env.Flags = config.Overrides{}
+		next := connect(t, env)
+		if _, err := next.Attach(sid, nil); err != nil {
+			t.Fatal(err)
+		}
+		next.ExpectTerminal(next.StartTurn(sid, "hi").TurnID, schema.EvTurnCompleted)
+		reqs, err := env.OpenAI.WaitRequests(1, env.Timeout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reqs[0].Tools) != 0 {
+			t.Errorf("a session started under --no-tools was offered %d tools after a reload", len(reqs[0].Tools))
+		}
+	})
+}

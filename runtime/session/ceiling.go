@@ -1,0 +1,56 @@
+package session
+
+import (
+	"scv/runtime/ceiling"
+	"scv/runtime/config"
+)
+
+// Who gave the flags a ceiling takes, as its errors name them (and the
+// session's file keeps them: a source stays named for what it did).
+const (
+	flagsOfForwarder = "the scv process that forwarded the session's start (initializationOptions.scv.flags)"
+	flagsOfStarter   = "the scv process that started the session"
+	flagsOfLoader    = "the scv process that loaded the session"
+)
+
+// boundCeiling is c tightened by what may only make a session stricter:
+// the project file of cwd as it is now, the flags of the connection that
+// starts the session (a forwarding bridge's; none on a load) and this
+// process's own flags, which server names (flagsOfStarter or
+// flagsOfLoader). The user's own file is not a bound: its policy is a
+// default the user may change from an editor.
+func (m *Manager) boundCeiling(c ceiling.Ceiling, cwd string, connFlags config.Overrides, server string) (ceiling.Ceiling, error) {
+	projectPolicy, file, err := config.ProjectPolicy(m.opts.Home, cwd)
+	if err != nil {
+		return ceiling.Ceiling{}, err
+	}
+	bounds := []ceiling.Bound{ceiling.FlagBound(connFlags.ApprovalPolicy, flagsOfForwarder), ceiling.FlagBound(m.opts.Flags.ApprovalPolicy, server)}
+	if projectPolicy != "" {
+		bounds = append(bounds, ceiling.ProjectBound(projectPolicy, file))
+	}
+	c, err = c.With(bounds...)
+	if err != nil {
+		return ceiling.Ceiling{}, err
+	}
+	for _, f := range []struct {
+		flags config.Overrides
+		who   string
+	}{{connFlags, flagsOfForwarder}, {m.opts.Flags, server}} {
+		if f.flags.NoTools != nil && *f.flags.NoTools {
+			c = c.WithToolsOff("--no-tools of " + f.who)
+		}
+	}
+	return c, nil
+}
+
+// holdPolicy makes the policy a session starts or loads with as strict as
+// its ceiling where it is looser (see ceiling.Hold); a policy the ceiling
+// cannot hold refuses the start or the load, naming where it came from.
+func holdPolicy(cfg *config.Config, c ceiling.Ceiling, origin string) error {
+	policy, err := c.Hold(cfg.Agent.ApprovalPolicy)
+	if err != nil {
+		return errorf(CodeInvalidParams, "%v (the policy is from %s)", err, origin)
+	}
+	cfg.Agent.ApprovalPolicy = policy
+	return nil
+}
