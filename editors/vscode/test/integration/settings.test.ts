@@ -1,7 +1,7 @@
 // Issue 14, bugs 3 and 4, on the real vscode-languageclient and the real
 // `scv lsp`: `scv.trace.server` alone decides whether the JSON-RPC traffic is
 // traced (the output channel's log level does not), and a server that cannot
-// start says which settings `scv.path` was read from.
+// start says which settings file `scv.path` was read from.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -71,12 +71,13 @@ describe("integration: settings in a stand-in VS Code", () => {
   });
 
   it("names the settings scv.path was read from when the server cannot start", async () => {
+    // scv.path is a machine setting: in a remote window the Remote settings hold it.
     stub.remoteName = "ssh-remote";
-    stub.settings["scv.path"] = "/nonexistent/scv";
+    stub.remoteSettings["scv.path"] = "/nonexistent/scv";
     await run("scv.restartServer");
     const shown = await until(() => stub.messages.find((m) => m.level === "error" && /Could not start/.test(m.text)), "the error");
-    assert.match(shown.text, /scv\.path = "\/nonexistent\/scv" from User or Remote \[ssh-remote\] settings/);
-    assert.match(shown.text, /Folder unset, Workspace unset, User\/Remote \[ssh-remote\] "\/nonexistent\/scv"/);
+    assert.match(shown.text, /scv\.path = "\/nonexistent\/scv" from Remote \[ssh-remote\] settings/);
+    assert.match(shown.text, /read: Remote \[ssh-remote\] settings "\/nonexistent\/scv", default "scv"; User, Workspace and Folder settings cannot set it/);
     assert.match(shown.text, /on the remote machine \(ssh-remote\)/);
   });
 });
