@@ -135,6 +135,12 @@ describe("e2e: the extension in a real VS Code (code-server + chromium)", { skip
     await wb.shot("activated");
   });
 
+  check("says in “SCV Trace” that it traces before any SCV command has started the server", async () => {
+    const log = await until(() => filesUnder(l.logs, "SCV Trace.log")[0], "the SCV Trace channel's log file");
+    await until(() => /^scv\.trace\.server = "messages": tracing/.test(readFileSync(log, "utf8")), `the tracing line in ${log}`);
+    assert.equal(scvProcesses(l.scvHome).length, 0, "no server runs yet");
+  });
+
   step("lists its commands in the palette", async () => {
     await wb.palette("SCV:");
     const labels = await until(async () => {
@@ -271,7 +277,7 @@ describe("e2e: the extension in a real VS Code (code-server + chromium)", { skip
   });
 
   // Last but one: the restart ends the in-process session.
-  check("applies each change of scv.trace.server in the Machine settings at once, and traces a restarted server from initialize on", async () => {
+  step("applies each change of scv.trace.server in the Machine settings at once, and traces a restarted server from initialize on", async () => {
     const log = filesUnder(l.logs, "SCV Trace.log")[0];
     /** What the trace gained while a command ran (a request: the queue's reload). */
     const tracedBy = async (title: string) => {

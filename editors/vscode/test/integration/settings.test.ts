@@ -54,6 +54,8 @@ describe("integration: settings in a stand-in VS Code", () => {
 
   it("traces the traffic into “SCV Trace” once scv.trace.server is messages, and stops at off", async () => {
     stub.setSetting("scv.trace.server", "messages");
+    // Said at once, before any traffic: an empty channel would look like no trace.
+    assert.ok(stub.channels.get("SCV Trace")?.some((l) => /^scv\.trace\.server = "messages": tracing the JSON-RPC traffic/.test(l)), "the tracing line");
     await run("scv.attachSession"); // any request: scv/session/list
     // The request was answered, so its trace is written.
     assert.ok(stub.channels.get("SCV Trace")?.some((l) => /Sending request '[^']*scv\/session\/list/.test(l)), "a traced request");
@@ -64,6 +66,7 @@ describe("integration: settings in a stand-in VS Code", () => {
     assert.ok(stub.channels.get("SCV Trace")?.some((l) => /Params:/.test(l)), "a traced request with its params");
 
     stub.setSetting("scv.trace.server", "off");
+    assert.ok(stub.channels.get("SCV Trace")?.includes('scv.trace.server = "off": tracing stopped.'), "the stopped line");
     const before = traced().length;
     await run("scv.attachSession");
     await run("scv.attachSession");
