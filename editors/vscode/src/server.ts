@@ -14,6 +14,7 @@ import {
 } from "vscode-languageclient/node";
 import { describeError, Disposable, initializationOptions, RpcPeer, ScvConnection } from "./client/connection";
 import { serverLaunch } from "./client/launch";
+import { machineSettingsFile } from "./client/settingSource";
 import { SessionStore } from "./client/store";
 import { describePathSetting, readSettings } from "./settings";
 import { TraceChannel } from "./trace";
@@ -128,7 +129,7 @@ export class ScvServer implements vscode.Disposable {
       await client.start();
     } catch (err) {
       this.peer.bind(undefined);
-      const message = `Could not start “${settings.path} lsp”: ${describeError(err)}. Settings read: ${describePathSetting()}. Set “scv.path” to the scv executable on ${vscode.env.remoteName ? `the remote machine (${vscode.env.remoteName})` : "this machine"}.`;
+      const message = `Could not start “${settings.path} lsp”: ${describeError(err)}. Settings read: ${describePathSetting()}. Set “scv.path” in your ${machineSettingsFile(vscode.env.remoteName)} to the scv executable on ${vscode.env.remoteName ? `the remote machine (${vscode.env.remoteName})` : "this machine"}.`;
       this.output.error(message);
       throw new Error(message);
     }

@@ -12,6 +12,11 @@ export interface Settings {
 
 const DAEMON_MODES: readonly DaemonMode[] = ["auto", "never", "required"];
 
+/**
+ * The settings in effect, each read with `get`, which applies the scope
+ * package.json declares; never from `inspect()`, whose workspace values a
+ * scope would not let apply.
+ */
 export function readSettings(): Settings {
   const c = vscode.workspace.getConfiguration("scv");
   const daemon = c.get<string>("daemon", "auto");
@@ -25,12 +30,11 @@ export function readSettings(): Settings {
 }
 
 /**
- * Which settings files `scv.path` was read from, for the error shown when the
- * server cannot start. `scv.path` has the default `window` scope so that User,
- * Remote, Workspace and Folder settings all apply in every window; a
- * machine-scoped setting is dropped from User settings in remote windows
- * (issue 14, bug 3). An untrusted workspace cannot set it (package.json
- * `capabilities.untrustedWorkspaces.restrictedConfigurations`).
+ * Which settings file `scv.path` was read from, for the error shown when the
+ * server cannot start. `scv.path` and `scv.daemon` are machine settings and
+ * `scv.approvalPolicy` an application setting (package.json): VS Code never
+ * applies a workspace's value for them (defect 8 of issue 26), and
+ * `readSettings` reads them only through `get`, which honours that.
  */
 export function describePathSetting(): string {
   const inspected = vscode.workspace.getConfiguration("scv").inspect<string>("path");

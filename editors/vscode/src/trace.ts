@@ -5,7 +5,16 @@
 // Off when it is off — and writes every trace line to the "SCV Trace" output
 // channel, which has no log level to filter it.
 import * as vscode from "vscode";
-import { traceSetting } from "./client/traceLevel";
+import { TraceSetting, traceSetting } from "./client/traceLevel";
+
+const levelOf = (setting: TraceSetting) => (setting === "off" ? vscode.LogLevel.Off : vscode.LogLevel.Trace);
+
+// A line when tracing starts or stops: an empty channel would not tell
+// "tracing, nothing sent yet" (the server starts at the first SCV command, not
+// with the window) from "not tracing".
+const tracingLine = (setting: TraceSetting) =>
+  `scv.trace.server = "${setting}": tracing the JSON-RPC traffic with scv from now on (a server not running yet starts at the first SCV command, traced from its initialize).`;
+const STOPPED_LINE = `scv.trace.server = "off": tracing stopped.`;
 
 export class TraceChannel implements vscode.Disposable {
   private readonly sink: vscode.OutputChannel;
@@ -15,19 +24,21 @@ export class TraceChannel implements vscode.Disposable {
 
   constructor() {
     this.sink = vscode.window.createOutputChannel("SCV Trace");
-    this.level = this.read();
+    const setting = this.read();
+    this.level = levelOf(setting);
+    if (setting !== "off") this.sink.appendLine(tracingLine(setting));
     this.sub = vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration("scv.trace.server")) return;
       const next = this.read();
-      if (next === this.level) return;
-      this.level = next;
-      this.levelChanged.fire(next);
+      if (levelOf(next) === this.level) return;
+      this.level = levelOf(next);
+      this.sink.appendLine(next === "off" ? STOPPED_LINE : tracingLine(next));
+      this.levelChanged.fire(this.level);
     });
   }
 
-  private read(): vscode.LogLevel {
-    const setting = traceSetting(vscode.workspace.getConfiguration("scv").get<string>("trace.server", "off"));
-    return setting === "off" ? vscode.LogLevel.Off : vscode.LogLevel.Trace;
+  private read(): TraceSetting {
+    return traceSetting(vscode.workspace.getConfiguration("scv").get<string>("trace.server", "off"));
   }
 
   /** What the language client is given as `traceOutputChannel`. */

@@ -4,6 +4,7 @@
 // catch-all for the rest of the API that vscode-languageclient touches.
 import Module from "node:module";
 import path from "node:path";
+import { effectiveSetting, inspectSetting, SettingsFiles } from "./settingScopes";
 
 type Fn = (...args: any[]) => any;
 
@@ -112,7 +113,12 @@ export class VscodeStub {
   remoteName: string | undefined;
   private readonly configChanged = new EventEmitter<{ affectsConfiguration(section: string): boolean }>();
   readonly context = new Map<string, unknown>();
+  /** User settings. */
   readonly settings: Record<string, unknown> = {};
+  /** Remote settings, read only while `remoteName` is set. */
+  readonly remoteSettings: Record<string, unknown> = {};
+  /** The workspace's `.vscode/settings.json`. */
+  readonly workspaceSettings: Record<string, unknown> = {};
   readonly webviewProviders = new Map<string, any>();
   readonly treeProviders = new Map<string, any>();
   readonly statusItems: any[] = [];
@@ -150,6 +156,10 @@ export class VscodeStub {
     if (value === undefined) delete this.settings[key];
     else this.settings[key] = value;
     this.configChanged.fire({ affectsConfiguration: (section: string) => key === section || key.startsWith(`${section}.`) });
+  }
+
+  private files(): SettingsFiles {
+    return { user: this.settings, remote: this.remoteSettings, workspace: this.workspaceSettings };
   }
 
   api(): any {
@@ -293,23 +303,19 @@ export class VscodeStub {
           get workspaceFolders() {
             return stub.workspaceFolders;
           },
-          getConfiguration: (section?: string) =>
-            withFallback(
+          getConfiguration: (section?: string) => {
+            const full = (key: string) => (section ? `${section}.${key}` : key);
+            return withFallback(
               {
-                get: (key: string, def?: unknown) => {
-                  const full = section ? `${section}.${key}` : key;
-                  return full in stub.settings ? stub.settings[full] : def;
-                },
-                has: (key: string) => (section ? `${section}.${key}` : key) in stub.settings,
+                // Each file holds only the settings its scope allows (settingScopes.ts).
+                get: (key: string, def?: unknown) => effectiveSetting(stub.files(), full(key), !!stub.remoteName) ?? def,
+                has: (key: string) => effectiveSetting(stub.files(), full(key), !!stub.remoteName) !== undefined,
                 update: async () => undefined,
-                // The stub has one settings file: User settings.
-                inspect: (key: string) => {
-                  const full = section ? `${section}.${key}` : key;
-                  return { key: full, globalValue: stub.settings[full] };
-                },
+                inspect: (key: string) => inspectSetting(stub.files(), full(key), !!stub.remoteName),
               },
               "WorkspaceConfiguration",
-            ),
+            );
+          },
           onDidChangeConfiguration: stub.configChanged.event,
           onDidChangeWorkspaceFolders: new EventEmitter<unknown>().event,
           textDocuments: [],

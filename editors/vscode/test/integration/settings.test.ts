@@ -1,7 +1,7 @@
 // Issue 14, bugs 3 and 4, on the real vscode-languageclient and the real
 // `scv lsp`: `scv.trace.server` alone decides whether the JSON-RPC traffic is
 // traced (the output channel's log level does not), and a server that cannot
-// start says which settings `scv.path` was read from.
+// start says which settings file `scv.path` was read from.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -54,6 +54,8 @@ describe("integration: settings in a stand-in VS Code", () => {
 
   it("traces the traffic into “SCV Trace” once scv.trace.server is messages, and stops at off", async () => {
     stub.setSetting("scv.trace.server", "messages");
+    // Said at once, before any traffic: an empty channel would look like no trace.
+    assert.ok(stub.channels.get("SCV Trace")?.some((l) => /^scv\.trace\.server = "messages": tracing the JSON-RPC traffic/.test(l)), "the tracing line");
     await run("scv.attachSession"); // any request: scv/session/list
     // The request was answered, so its trace is written.
     assert.ok(stub.channels.get("SCV Trace")?.some((l) => /Sending request '[^']*scv\/session\/list/.test(l)), "a traced request");
@@ -64,6 +66,7 @@ describe("integration: settings in a stand-in VS Code", () => {
     assert.ok(stub.channels.get("SCV Trace")?.some((l) => /Params:/.test(l)), "a traced request with its params");
 
     stub.setSetting("scv.trace.server", "off");
+    assert.ok(stub.channels.get("SCV Trace")?.includes('scv.trace.server = "off": tracing stopped.'), "the stopped line");
     const before = traced().length;
     await run("scv.attachSession");
     await run("scv.attachSession");
@@ -71,12 +74,13 @@ describe("integration: settings in a stand-in VS Code", () => {
   });
 
   it("names the settings scv.path was read from when the server cannot start", async () => {
+    // scv.path is a machine setting: in a remote window the Remote settings hold it.
     stub.remoteName = "ssh-remote";
-    stub.settings["scv.path"] = "/nonexistent/scv";
+    stub.remoteSettings["scv.path"] = "/nonexistent/scv";
     await run("scv.restartServer");
     const shown = await until(() => stub.messages.find((m) => m.level === "error" && /Could not start/.test(m.text)), "the error");
-    assert.match(shown.text, /scv\.path = "\/nonexistent\/scv" from User or Remote \[ssh-remote\] settings/);
-    assert.match(shown.text, /Folder unset, Workspace unset, User\/Remote \[ssh-remote\] "\/nonexistent\/scv"/);
+    assert.match(shown.text, /scv\.path = "\/nonexistent\/scv" from Remote \[ssh-remote\] settings/);
+    assert.match(shown.text, /read: Remote \[ssh-remote\] settings "\/nonexistent\/scv", default "scv"; User, Workspace and Folder settings cannot set it/);
     assert.match(shown.text, /on the remote machine \(ssh-remote\)/);
   });
 });

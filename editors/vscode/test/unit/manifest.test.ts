@@ -70,6 +70,24 @@ describe("package.json", () => {
     for (const key of Object.keys(props)) assert.match(key, /^scv\./);
   });
 
+  it("lets no workspace choose what runs unasked, which program runs, or how it starts", () => {
+    // A repository's .vscode/settings.json holds Workspace and Folder settings;
+    // VS Code ignores them for `application` and `machine` settings. Every
+    // setting is listed, so a new one has to take a side.
+    const scopes = Object.fromEntries(Object.entries(pkg.contributes.configuration.properties).map(([k, v]: [string, any]) => [k, v.scope ?? "window"]));
+    assert.deepEqual(scopes, {
+      // What may run without asking: the user's own choice (User settings only).
+      "scv.approvalPolicy": "application",
+      // Which binary runs and its command line (`--daemon`): the machine's (User, or the remote's settings).
+      "scv.path": "machine",
+      "scv.daemon": "machine",
+      // A project may choose its model, as its .scv/config.toml may: the user's provider and key still serve it.
+      "scv.model": "window",
+      // Writes the traffic to a local output channel only.
+      "scv.trace.server": "window",
+    });
+  });
+
   it("every menu entry names a contributed command", () => {
     const ids = new Set(contributed.map((c) => c.command));
     for (const [menu, entries] of Object.entries(pkg.contributes.menus as Record<string, Array<{ command: string }>>)) {

@@ -1,4 +1,4 @@
-// Where a setting came from, as the error for a server that cannot start says it.
+// Where a machine-scoped setting came from, as the error for a server that cannot start says it.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { describeSetting, settingSource } from "../../src/client/settingSource";
@@ -6,24 +6,23 @@ import { traceSetting } from "../../src/client/traceLevel";
 
 describe("settingSource", () => {
   const key = "scv.path";
-  it("takes the most specific scope that sets the value", () => {
+  it("takes User settings in a local window, else the default", () => {
     assert.deepEqual(settingSource({ key, defaultValue: "scv" }), { value: "scv", from: "the default (no settings file sets it)" });
     assert.deepEqual(settingSource({ key, defaultValue: "scv", globalValue: "/u/scv" }), { value: "/u/scv", from: "User settings" });
-    assert.equal(settingSource({ key, globalValue: "/u/scv", workspaceValue: "/w/scv" }).from, "Workspace settings");
+  });
+
+  it("names the remote machine's settings in a remote window", () => {
+    assert.equal(settingSource({ key, globalValue: "/r/scv" }, "wsl").from, "Remote [wsl] settings");
+  });
+
+  it("lists what was read and the files that cannot set it", () => {
     assert.equal(
-      settingSource({ key, globalValue: "/u/scv", workspaceValue: "/w/scv", workspaceFolderValue: "/f/scv" }).value,
-      "/f/scv",
+      describeSetting({ key, defaultValue: "scv", globalValue: "/u/scv" }),
+      'scv.path = "/u/scv" from User settings (read: User settings "/u/scv", default "scv"; Workspace and Folder settings cannot set it)',
     );
-  });
-
-  it("names User and Remote settings together in a remote window", () => {
-    assert.equal(settingSource({ key, globalValue: "/r/scv" }, "wsl").from, "User or Remote [wsl] settings");
-  });
-
-  it("lists every scope that was read", () => {
     assert.equal(
-      describeSetting({ key, defaultValue: "scv", workspaceValue: "./bin/scv" }),
-      'scv.path = "./bin/scv" from Workspace settings (read: Folder unset, Workspace "./bin/scv", User unset, default "scv")',
+      describeSetting({ key, defaultValue: "scv" }, "ssh-remote"),
+      'scv.path = "scv" from the default (no settings file sets it) (read: Remote [ssh-remote] settings unset, default "scv"; User, Workspace and Folder settings cannot set it)',
     );
   });
 });
