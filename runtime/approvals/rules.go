@@ -6,6 +6,7 @@ package approvals
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"scv/runtime/tools"
@@ -107,6 +108,17 @@ func ParseAll(texts []string) (Set, error) {
 		set = append(set, r)
 	}
 	return set, nil
+}
+
+// Only is the rules of s whose text is listed, in s's order.
+func (s Set) Only(texts []string) Set {
+	out := make(Set, 0, len(s))
+	for _, r := range s {
+		if slices.Contains(texts, r.text) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Allows returns the first rule that allows the call.

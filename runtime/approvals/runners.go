@@ -62,3 +62,10 @@ func programName(word string) string {
 	}
 	return strings.TrimRight(name, "0123456789.-")
 }
+
+// AllowsAnyCommand reports whether r is a "*" rule for one of Runners
+// ("shell:sh *", "shell:git *"): a rule that allows any command at all,
+// which scv never offers in an approval prompt.
+func (r Rule) AllowsAnyCommand() bool {
+	return r.kind == KindShell && r.open && IsRunner(r.prefix[0])
+}

@@ -1,0 +1,225 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/google/uuid"
+	"golang.org/x/sys/unix"
+)
+
+// RuleLedgerName is the file in $SCV_HOME where scv records where the allow
+// rules of the user's file came from, so that a rule a tool call wrote
+// (a shell command appending "shell:touch *" to config.toml) is not applied
+// behind the user's back:
+//
+//   - trusted rules are the user's: in the file while no tool call ran
+//     (added by hand, in any editor), or written or confirmed by scv on the
+//     user's "Always allow" answer;
+//   - unconfirmed rules appeared while a tool call that can change files
+//     ran, in any scv process using this home; they apply only once the
+//     user confirms them;
+//   - calls are the tool calls running now, by process. A call whose
+//     process died (a command can kill the daemon) is settled by the next
+//     reader: every rule that appeared meanwhile is unconfirmed.
+//
+// The ledger is edited under the same lock as the user's file. A rule
+// removed from the file is forgotten. A ledger that cannot be read is taken
+// as a call that never ended: every rule is unconfirmed until the user
+// confirms it, never trusted by default.
+const RuleLedgerName = "rule-ledger.json"
+
+// RuleLedgerFile is the ledger's path in home.
+func RuleLedgerFile(home string) string { return filepath.Join(home, RuleLedgerName) }
+
+type ruleLedger struct {
+	Trusted     []string      `json:"trusted"`
+	Unconfirmed []string      `json:"unconfirmed"`
+	Calls       []watchedCall `json:"calls"`
+}
+
+// watchedCall is one tool call during which new rules are unconfirmed.
+type watchedCall struct {
+	ID  string `json:"id"`
+	PID int    `json:"pid"`
+	// Ended: the call is over but the rules could not be read then; the
+	// next reader that can read them settles it.
+	Ended bool `json:"ended,omitempty"`
+}
+
+// unreadableLedger stands for the calls of a ledger that no longer parses.
+const unreadableLedger = "unreadable-ledger"
+
+// RuleTrust is what the ledger says of the rules in the user's file.
+type RuleTrust struct {
+	Trusted     []string
+	Unconfirmed []string
+}
+
+// AllowRuleTrust sorts the allow rules of the user's file in home into
+// those scv may apply and those that wait for the user's confirmation.
+func AllowRuleTrust(home string) (RuleTrust, error) {
+	var trust RuleTrust
+	err := updateRuleLedger(home, func(l *ruleLedger, _ bool) {
+		trust = RuleTrust{Trusted: slices.Clone(l.Trusted), Unconfirmed: slices.Clone(l.Unconfirmed)}
+	})
+	return trust, err
+}
+
+// WatchAllowRules records that a tool call which can change files starts:
+// until the returned func records its end, a rule that appears in the
+// user's file is unconfirmed. The func must be called once, when the call
+// is over (its processes gone).
+func WatchAllowRules(home string) (end func() error, err error) {
+	call := watchedCall{ID: uuid.NewString(), PID: os.Getpid()}
+	err = updateRuleLedger(home, func(l *ruleLedger, _ bool) {
+		l.Calls = append(l.Calls, call)
+	})
+	if err != nil {
+		return func() error { return nil }, err
+	}
+	return func() error {
+		return updateRuleLedger(home, func(l *ruleLedger, rulesRead bool) {
+			i := slices.IndexFunc(l.Calls, func(c watchedCall) bool { return c.ID == call.ID })
+			switch {
+			case i < 0:
+			case rulesRead: // settled: what appeared during the call is unconfirmed
+				l.Calls = slices.Delete(l.Calls, i, i+1)
+			default:
+				l.Calls[i].Ended = true
+			}
+		})
+	}, nil
+}
+
+// updateRuleLedger settles the ledger against the user's file and applies
+// edit, under the user file's lock; edit learns whether the file's rules
+// could be read. The ledger is written only when it changed.
+func updateRuleLedger(home string, edit func(l *ruleLedger, rulesRead bool)) error {
+	if home == "" {
+		h, err := Home()
+		if err != nil {
+			return err
+		}
+		home = h
+	}
+	unlock, err := lockUserFile(home)
+	if err != nil {
+		return fmt.Errorf("lock %s: %w", UserFile(home), err)
+	}
+	defer unlock()
+	return updateRuleLedgerLocked(home, edit)
+}
+
+func updateRuleLedgerLocked(home string, edit func(l *ruleLedger, rulesRead bool)) error {
+	path := RuleLedgerFile(home)
+	l, old, err := readRuleLedger(path)
+	if err != nil {
+		return err
+	}
+	rules, rulesErr := userAllowRules(home)
+	if rulesErr == nil {
+		l.settle(rules)
+	}
+	edit(&l, rulesErr == nil)
+	data, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	if !bytes.Equal(data, old) {
+		if err := writeFileAtomic(path, data, 0o600); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	return rulesErr
+}
+
+// readRuleLedger reads the ledger and the bytes it was read from; a
+// missing ledger is empty (nothing is running, every rule is the user's),
+// one that does not parse is an unended call.
+func readRuleLedger(path string) (ruleLedger, []byte, error) {
+	var l ruleLedger
+	data, _, err := readFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return l, nil, nil
+	case err != nil:
+		return l, nil, err
+	}
+	if json.Unmarshal(data, &l) != nil {
+		return ruleLedger{Calls: []watchedCall{{ID: unreadableLedger, Ended: true}}}, data, nil
+	}
+	for i, c := range l.Calls {
+		if !c.Ended && !processAlive(c.PID) {
+			l.Calls[i].Ended = true
+		}
+	}
+	return l, data, nil
+}
+
+// userAllowRules reads approvals.allow of the user's file.
+func userAllowRules(home string) ([]string, error) {
+	path := UserFile(home)
+	data, _, err := readFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	raw, err := decodeRaw(data, path)
+	if err != nil {
+		return nil, err
+	}
+	return allowList(raw, path)
+}
+
+// settle sorts the rules now in the user's file: known rules keep their
+// standing, a new one is unconfirmed while any call is watched (running,
+// or ended unsettled) and trusted otherwise. Rules gone from the file are
+// forgotten, and ended calls are settled.
+func (l *ruleLedger) settle(rules []string) {
+	watching := len(l.Calls) > 0
+	for _, r := range rules {
+		if slices.Contains(l.Trusted, r) || slices.Contains(l.Unconfirmed, r) {
+			continue
+		}
+		if watching {
+			l.Unconfirmed = append(l.Unconfirmed, r)
+		} else {
+			l.Trusted = append(l.Trusted, r)
+		}
+	}
+	gone := func(r string) bool { return !slices.Contains(rules, r) }
+	l.Trusted = slices.DeleteFunc(l.Trusted, gone)
+	l.Unconfirmed = slices.DeleteFunc(l.Unconfirmed, gone)
+	l.Calls = slices.DeleteFunc(l.Calls, func(c watchedCall) bool { return c.Ended })
+}
+
+// trust records rule as the user's.
+func (l *ruleLedger) trust(rule string) {
+	l.Unconfirmed = slices.DeleteFunc(l.Unconfirmed, func(r string) bool { return r == rule })
+	if !slices.Contains(l.Trusted, rule) {
+		l.Trusted = append(l.Trusted, rule)
+	}
+}
+
+// processAlive reports whether a process with that pid exists (one of
+// another user still counts: only our own calls are recorded).
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if pid == os.Getpid() {
+		return true
+	}
+	err := unix.Kill(pid, 0)
+	return err == nil || errors.Is(err, unix.EPERM)
+}
