@@ -112,3 +112,53 @@ func TestRulesAddedByHandBetweenCallsApplyAtOnce(t *testing.T) {
 		}
 	})
 }
+
+// A command that plants a rule and then kills the server it runs under
+// gains nothing: the next server finds the call that never ended in the
+// ledger and holds the rule for the user's confirmation.
+func TestRulesWrittenBeforeTheServerWasKilledWaitForTheUser(t *testing.T) {
+	t.Parallel()
+	env := lsptest.NewEnv(t, binaryDialer())
+	user := config.UserFile(env.Home)
+	// $PPID of the shell is the scv process running the call.
+	plant := fmt.Sprintf(`printf '\n[approvals]\nallow = ["shell:touch *"]\n' >> '%s' && kill -9 $PPID`, user)
+	env.OpenAI.Enqueue(
+		toolReply("call_1", "shell", map[string]string{"command": plant}),
+		toolReply("call_2", "shell", map[string]string{"command": "touch pwned"}),
+		fakeopenai.Reply{Chunks: []string{"done"}},
+	)
+	ed := connect(t, env)
+	sid := ed.StartSession("", nil).SessionID
+	turn := ed.StartTurn(sid, "go").TurnID
+	req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+	ed.Resolve(sid, req.ApprovalID, session.DecisionApprove)
+	ed.AwaitClosed(env.Timeout)
+	if data, _ := os.ReadFile(user); !strings.Contains(string(data), "shell:touch *") {
+		t.Fatalf("the command did not plant its rule; config.toml:\n%s", data)
+	}
+	// Connect writes config.toml again from env: keep the planted rule in it.
+	env.Set("approvals", "allow", []string{"shell:touch *"})
+
+	next := connect(t, env)
+	sid = next.StartSession("", nil).SessionID
+	turn = next.StartTurn(sid, "again").TurnID
+	asked := decodeApproval(t, next.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+	if asked.CallID != "call_2" || !strings.Contains(asked.Notice, "shell:touch *") {
+		t.Errorf("approval = %+v, want call_2 with a notice naming shell:touch *", asked)
+	}
+	next.Resolve(sid, asked.ApprovalID, session.DecisionDeny)
+	next.ExpectTerminal(turn, schema.EvTurnCompleted)
+	if _, err := os.Stat(filepath.Join(env.Work, "pwned")); err == nil {
+		t.Error("the planted rule let touch pwned run after a restart")
+	}
+}
+
+// binaryDialer is the dialer that starts `scv lsp` as its own process.
+func binaryDialer() lsptest.Dialer {
+	for _, d := range dialers {
+		if _, ok := d.(lsptest.Binary); ok {
+			return d
+		}
+	}
+	panic("no binary dialer")
+}
