@@ -1,6 +1,12 @@
 package approvals
 
-import "testing"
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
 
 // A program that runs other programs or code is offered only the exact
 // command: a "*" rule for it would allow anything ("sh -c …", "git -c
@@ -78,5 +84,27 @@ func TestUserRulesForRunnersStillApply(t *testing.T) {
 	}
 	if !r.Matches(Call{Command: "git --version"}) {
 		t.Error("shell:git * no longer allows git --version")
+	}
+}
+
+// The protocol page lists exactly the Runners table.
+func TestProtocolListsTheRunners(t *testing.T) {
+	data, err := os.ReadFile("../../docs/protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(data)), " ")
+	const from, to = "runners: ", " A rule the user writes"
+	start := strings.Index(text, from)
+	end := strings.Index(text, to)
+	if start < 0 || end < start {
+		t.Fatalf("docs/protocol.md has no list between %q and %q", from, to)
+	}
+	var listed []string
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(text[start:end], -1) {
+		listed = append(listed, m[1])
+	}
+	if !slices.Equal(listed, Runners) {
+		t.Errorf("docs/protocol.md lists runners\n%q\nthe table holds\n%q", listed, Runners)
 	}
 }
