@@ -162,3 +162,31 @@ func binaryDialer() lsptest.Dialer {
 	}
 	panic("no binary dialer")
 }
+
+// A planted rule that would allow any command is named, but never offered
+// as the rule to confirm.
+func TestAPlantedRuleForAShellIsNotOffered(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		user := config.UserFile(env.Home)
+		plant := fmt.Sprintf(`printf '\n[approvals]\nallow = ["shell:sh *"]\n' >> '%s'`, user)
+		env.OpenAI.Enqueue(
+			toolReply("call_1", "shell", map[string]string{"command": plant}),
+			toolReply("call_2", "shell", map[string]string{"command": "sh build.sh"}),
+			fakeopenai.Reply{Chunks: []string{"done"}},
+		)
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		turn := ed.StartTurn(sid, "go").TurnID
+		first := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+		ed.Resolve(sid, first.ApprovalID, session.DecisionApprove)
+		second := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.WithStr("callId", "call_2"), 0))
+		if second.SuggestedRule != "shell:sh build.sh" {
+			t.Errorf("suggestedRule = %q, want only the exact command", second.SuggestedRule)
+		}
+		if !strings.Contains(second.Notice, "shell:sh *") || !strings.Contains(second.Notice, "not offered") {
+			t.Errorf("notice = %q, want it to name shell:sh * and say it is not offered", second.Notice)
+		}
+		ed.Resolve(sid, second.ApprovalID, session.DecisionDeny)
+		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+	})
+}

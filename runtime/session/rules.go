@@ -43,8 +43,12 @@ func (h heldRule) notice() string {
 	if !h.held() {
 		return ""
 	}
-	return fmt.Sprintf("the rule %q in %s would allow this call, but it appeared while a tool call ran, so scv does not apply it until you confirm it: approving with it as the allow rule (\"Always allow\") confirms it",
-		h.rule.String(), h.file)
+	how := `approving with it as the allow rule ("Always allow") confirms it`
+	if h.rule.AllowsAnyCommand() {
+		how = "it would allow any command at all, so it is not offered here; approving with it as the allow rule confirms it, or remove it from the file"
+	}
+	return fmt.Sprintf("the rule %q in %s would allow this call, but it appeared while a tool call ran, so scv does not apply it until you confirm it: %s",
+		h.rule.String(), h.file, how)
 }
 
 // allowedByRule reports whether one of the user's trusted rules allows
