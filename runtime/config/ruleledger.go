@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/uuid"
 	"golang.org/x/sys/unix"
+
+	"scv/internal/procfs"
 )
 
 // RuleLedgerName is the file in $SCV_HOME where scv records where the allow
@@ -48,6 +50,10 @@ type ruleLedger struct {
 type watchedCall struct {
 	ID  string `json:"id"`
 	PID int    `json:"pid"`
+	// Start is the process's start time (procfs.Proc.Start), so that
+	// another process given the same pid is not taken for it; 0 when
+	// unknown.
+	Start uint64 `json:"start,omitempty"`
 	// Ended: the call is over but the rules could not be read then; the
 	// next reader that can read them settles it.
 	Ended bool `json:"ended,omitempty"`
@@ -78,6 +84,9 @@ func AllowRuleTrust(home string) (RuleTrust, error) {
 // is over (its processes gone).
 func WatchAllowRules(home string) (end func() error, err error) {
 	call := watchedCall{ID: uuid.NewString(), PID: os.Getpid()}
+	if self, ok := procfs.Read(call.PID); ok {
+		call.Start = self.Start
+	}
 	err = updateRuleLedger(home, func(l *ruleLedger, _ bool) {
 		l.Calls = append(l.Calls, call)
 	})
@@ -157,7 +166,7 @@ func readRuleLedger(path string) (ruleLedger, []byte, error) {
 		return ruleLedger{Calls: []watchedCall{{ID: unreadableLedger, Ended: true}}}, data, nil
 	}
 	for i, c := range l.Calls {
-		if !c.Ended && !processAlive(c.PID) {
+		if !c.Ended && !c.running() {
 			l.Calls[i].Ended = true
 		}
 	}
@@ -211,15 +220,17 @@ func (l *ruleLedger) trust(rule string) {
 	}
 }
 
-// processAlive reports whether a process with that pid exists (one of
-// another user still counts: only our own calls are recorded).
-func processAlive(pid int) bool {
-	if pid <= 0 {
+// running reports whether the process that recorded the call is still
+// there: the same pid with the same start time, not yet exited. Where the
+// process table cannot be read, a process with that pid (one of another
+// user still counts) is taken for it.
+func (c watchedCall) running() bool {
+	if c.PID <= 0 {
 		return false
 	}
-	if pid == os.Getpid() {
-		return true
+	if p, ok := procfs.Read(c.PID); ok {
+		return !p.Zombie && (c.Start == 0 || p.Start == c.Start)
 	}
-	err := unix.Kill(pid, 0)
+	err := unix.Kill(c.PID, 0)
 	return err == nil || errors.Is(err, unix.EPERM)
 }

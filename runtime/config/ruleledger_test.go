@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"scv/internal/procfs"
 )
 
 // setRules writes the user's file with those allow rules.
@@ -107,11 +109,11 @@ func TestRemovedRulesAreForgotten(t *testing.T) {
 	expectTrust(t, home, []string{"shell:touch *"}, nil)
 }
 
-// writeLedger writes the ledger as a process with pid would have left it
-// in the middle of a call.
-func writeLedger(t *testing.T, home string, pid int, trusted ...string) {
+// writeLedger writes the ledger as a process would have left it in the
+// middle of a call.
+func writeLedger(t *testing.T, home string, call watchedCall, trusted ...string) {
 	t.Helper()
-	data, err := json.Marshal(ruleLedger{Trusted: trusted, Calls: []watchedCall{{ID: "c1", PID: pid}}})
+	data, err := json.Marshal(ruleLedger{Trusted: trusted, Calls: []watchedCall{call}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +129,7 @@ func TestACallOfADeadProcessIsSettledAsUnconfirmed(t *testing.T) {
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
 	}
-	writeLedger(t, home, dead.Process.Pid, "shell:ls *")
+	writeLedger(t, home, watchedCall{ID: "c1", PID: dead.Process.Pid}, "shell:ls *")
 	setRules(t, home, "shell:ls *", "shell:touch *")
 	expectTrust(t, home, []string{"shell:ls *"}, []string{"shell:touch *"})
 	setRules(t, home, "shell:ls *", "shell:touch *", "shell:cat *")
@@ -147,9 +149,24 @@ func TestACallOfAnotherLiveProcessCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { stdin.Close(); _ = other.Wait() }()
-	writeLedger(t, home, other.Process.Pid)
+	writeLedger(t, home, watchedCall{ID: "c1", PID: other.Process.Pid})
 	setRules(t, home, "shell:touch *")
 	expectTrust(t, home, nil, []string{"shell:touch *"})
+}
+
+// A pid given again to another process does not keep a dead process's
+// call running: the start time tells them apart.
+func TestACallOfAPidGivenToAnotherProcessIsSettled(t *testing.T) {
+	self, ok := procfs.Read(os.Getpid())
+	if !ok {
+		t.Skip("no process table to read start times from")
+	}
+	home := t.TempDir()
+	writeLedger(t, home, watchedCall{ID: "c1", PID: os.Getpid(), Start: self.Start + 1})
+	setRules(t, home, "shell:touch *")
+	expectTrust(t, home, nil, []string{"shell:touch *"})
+	setRules(t, home, "shell:touch *", "shell:ls *")
+	expectTrust(t, home, []string{"shell:ls *"}, []string{"shell:touch *"})
 }
 
 // A ledger that does not parse trusts nothing new: every rule waits for
