@@ -190,3 +190,31 @@ func TestAPlantedRuleForAShellIsNotOffered(t *testing.T) {
 		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
 	})
 }
+
+// A command that plants a rule and rewrites the ledger to trust it gains
+// nothing while the server that ran it lives.
+func TestARuleTheCommandAlsoMarkedTrustedWaitsForTheUser(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		plant := fmt.Sprintf(`printf '\n[approvals]\nallow = ["shell:touch *"]\n' >> '%s' && printf '{"trusted": ["shell:touch *"], "unconfirmed": [], "calls": []}' > '%s'`,
+			config.UserFile(env.Home), config.RuleLedgerFile(env.Home))
+		env.OpenAI.Enqueue(
+			toolReply("call_1", "shell", map[string]string{"command": plant}),
+			toolReply("call_2", "shell", map[string]string{"command": "touch pwned"}),
+			fakeopenai.Reply{Chunks: []string{"done"}},
+		)
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		turn := ed.StartTurn(sid, "go").TurnID
+		first := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+		ed.Resolve(sid, first.ApprovalID, session.DecisionApprove)
+		second := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.WithStr("callId", "call_2"), 0))
+		if !strings.Contains(second.Notice, "shell:touch *") {
+			t.Errorf("notice = %q, want it to name shell:touch *", second.Notice)
+		}
+		ed.Resolve(sid, second.ApprovalID, session.DecisionDeny)
+		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+		if _, err := os.Stat(filepath.Join(env.Work, "pwned")); err == nil {
+			t.Error("the planted rule let touch pwned run")
+		}
+	})
+}

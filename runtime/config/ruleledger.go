@@ -62,49 +62,27 @@ type watchedCall struct {
 // unreadableLedger stands for the calls of a ledger that no longer parses.
 const unreadableLedger = "unreadable-ledger"
 
-// RuleTrust is what the ledger says of the rules in the user's file.
-type RuleTrust struct {
-	Trusted     []string
-	Unconfirmed []string
-}
-
-// AllowRuleTrust sorts the allow rules of the user's file in home into
-// those scv may apply and those that wait for the user's confirmation.
-func AllowRuleTrust(home string) (RuleTrust, error) {
-	var trust RuleTrust
-	err := updateRuleLedger(home, func(l *ruleLedger, _ bool) {
-		trust = RuleTrust{Trusted: slices.Clone(l.Trusted), Unconfirmed: slices.Clone(l.Unconfirmed)}
-	})
-	return trust, err
-}
-
-// WatchAllowRules records that a tool call which can change files starts:
-// until the returned func records its end, a rule that appears in the
-// user's file is unconfirmed. The func must be called once, when the call
-// is over (its processes gone).
-func WatchAllowRules(home string) (end func() error, err error) {
+// newWatchedCall names a call of this process.
+func newWatchedCall() watchedCall {
 	call := watchedCall{ID: uuid.NewString(), PID: os.Getpid()}
 	if self, ok := procfs.Read(call.PID); ok {
 		call.Start = self.Start
 	}
-	err = updateRuleLedger(home, func(l *ruleLedger, _ bool) {
-		l.Calls = append(l.Calls, call)
-	})
-	if err != nil {
-		return func() error { return nil }, err
+	return call
+}
+
+// end records that the call is over: settled when the rules could be
+// read (what appeared during it is unconfirmed by then), else left for
+// the next reader to settle.
+func (l *ruleLedger) end(call watchedCall, rulesRead bool) {
+	i := slices.IndexFunc(l.Calls, func(c watchedCall) bool { return c.ID == call.ID })
+	switch {
+	case i < 0:
+	case rulesRead:
+		l.Calls = slices.Delete(l.Calls, i, i+1)
+	default:
+		l.Calls[i].Ended = true
 	}
-	return func() error {
-		return updateRuleLedger(home, func(l *ruleLedger, rulesRead bool) {
-			i := slices.IndexFunc(l.Calls, func(c watchedCall) bool { return c.ID == call.ID })
-			switch {
-			case i < 0:
-			case rulesRead: // settled: what appeared during the call is unconfirmed
-				l.Calls = slices.Delete(l.Calls, i, i+1)
-			default:
-				l.Calls[i].Ended = true
-			}
-		})
-	}, nil
 }
 
 // updateRuleLedger settles the ledger against the user's file and applies

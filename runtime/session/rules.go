@@ -15,8 +15,8 @@ import (
 // refuses stays refused). They are read from the user's file at each such
 // call, so a rule added from any window or process applies at once; but a
 // rule that appeared while a tool call ran waits for the user's
-// confirmation (see config.RuleLedgerName), since that call may have
-// written it.
+// confirmation (see config.RuleWatch), since that call may have written
+// it.
 
 // ruleSubject is a call as allow rules see it; false when no rule can
 // cover the tool (reads, MCP tools).
@@ -65,7 +65,7 @@ func (s *Session) allowedByRule(call approvals.Call) (bool, heldRule) {
 	if err != nil {
 		return false, heldRule{} // validation refused them already
 	}
-	trust, err := config.AllowRuleTrust(s.home)
+	trust, err := s.rules.Trust()
 	if err != nil {
 		s.logger().Warn("the approval rules' ledger cannot be kept; no rule is applied", "session", s.id, "err", err)
 		return false, heldRule{}
@@ -85,7 +85,7 @@ func (s *Session) allowedByRule(call approvals.Call) (bool, heldRule) {
 // unconfirmed. The end is recorded even when the tool panics.
 func (s *Session) runWatched(ctx context.Context, tool tools.Tool, args json.RawMessage) tools.Result {
 	if tool.Risk() != tools.RiskReadOnly {
-		end, err := config.WatchAllowRules(s.home)
+		end, err := s.rules.Begin()
 		if err != nil {
 			s.logger().Warn("cannot record a running tool call in the approval rules' ledger", "session", s.id, "err", err)
 		}
@@ -117,7 +117,7 @@ func (s *Session) ResolveWithRule(approvalID, rule string) (string, error) {
 	if !p.covered || !r.Matches(p.subject) {
 		return "", errorf(CodeInvalidParams, "allowRule %q does not cover the call asked about (%s)", rule, p.request.Summary)
 	}
-	path, err := config.AppendAllowRule(s.home, rule)
+	path, err := s.rules.Add(rule)
 	if err != nil {
 		return "", err
 	}
