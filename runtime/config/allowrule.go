@@ -48,12 +48,9 @@ func AppendAllowRule(home, rule string) (string, error) {
 	if _, err := approvals.Parse(rule); err != nil {
 		return "", err
 	}
-	if home == "" {
-		h, err := Home()
-		if err != nil {
-			return "", err
-		}
-		home = h
+	home, err := orHome(home)
+	if err != nil {
+		return "", err
 	}
 	path := UserFile(home)
 	unlock, err := lockUserFile(home)

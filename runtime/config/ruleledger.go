@@ -89,12 +89,9 @@ func (l *ruleLedger) end(call watchedCall, rulesRead bool) {
 // edit, under the user file's lock; edit learns whether the file's rules
 // could be read. The ledger is written only when it changed.
 func updateRuleLedger(home string, edit func(l *ruleLedger, rulesRead bool)) error {
-	if home == "" {
-		h, err := Home()
-		if err != nil {
-			return err
-		}
-		home = h
+	home, err := orHome(home)
+	if err != nil {
+		return err
 	}
 	unlock, err := lockUserFile(home)
 	if err != nil {
