@@ -24,15 +24,20 @@ var Runners = []string{
 	// Programs that run the command given in their arguments.
 	"env", "xargs", "parallel", "timeout", "nice", "ionice", "nohup", "setsid", "stdbuf", "flock", "watch", "time",
 	"chroot", "unshare", "nsenter", "taskset", "chrt", "script", "unbuffer", "expect", "strace", "ltrace", "gdb", "valgrind",
-	"sudo", "doas", "su", "runuser", "pkexec", "sg", "systemd-run", "xvfb-run", "ssh",
+	"sudo", "doas", "su", "runuser", "pkexec", "sg", "systemd-run", "xvfb-run", "ssh", "at", "batch", "crontab",
+	"tmux", "screen", "nix", "nix-shell", "direnv", "mise", "asdf", "pyenv", "rbenv",
 	// Interpreters and runtimes: their arguments are code or name it.
 	"python", "pypy", "node", "nodejs", "deno", "bun", "ruby", "irb", "perl", "php", "lua", "luajit", "tclsh", "wish",
-	"rscript", "julia", "java", "jshell", "groovy", "osascript",
+	"rscript", "julia", "java", "jshell", "groovy", "osascript", "dotnet", "swift", "runghc", "elixir", "erl", "ipython",
+	"jupyter", "sqlite", "psql", "mysql",
 	"awk", "gawk", "mawk", "nawk", "sed",
 	// Build tools and package managers: their arguments run scripts, hooks or any
 	// program ("make SHELL=…", "npm exec …", "go run …", "cargo --config …").
 	"make", "cmake", "ninja", "go", "cargo", "rustup", "npm", "npx", "yarn", "pnpm", "pip", "pipx", "uv", "uvx",
-	"poetry", "conda", "gem", "bundle", "rake", "composer", "mvn", "gradle", "bazel",
+	"poetry", "conda", "gem", "bundle", "rake", "composer", "mvn", "gradle", "bazel", "pytest", "tox", "nox", "ansible",
+	"terraform", "gh",
+	// Compilers: "-wrapper", "-B" and plugins run programs or load code.
+	"cc", "c++", "gcc", "g++", "clang", "clang++",
 	// Programs with an option that runs a program: "find -exec", "git -c
 	// core.pager=…", "tar --to-command", "rsync -e", "vim -c '!…'".
 	"find", "git", "hg", "tar", "rsync", "zip", "sort", "man", "less", "vi", "vim", "nvim", "emacs", "docker", "podman",
@@ -54,7 +59,7 @@ func IsRunner(program string) bool {
 
 // programName is a command's first word as Runners names it: without its
 // directory, lower case, without a version suffix ("python3.11",
-// "perl5.36", "pip3").
+// "perl5.36", "pip3", "sqlite3" is sqlite).
 func programName(word string) string {
 	name := strings.ToLower(path.Base(word))
 	if runnerSet[name] {

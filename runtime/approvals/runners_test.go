@@ -64,7 +64,7 @@ func TestSuggestOffersOnlyTheExactCommandForRunners(t *testing.T) {
 }
 
 func TestRunnerNamesMatchPathsAndVersions(t *testing.T) {
-	for _, name := range []string{"sh", "/bin/sh", "/usr/bin/env", "python", "python3", "python3.11", "/usr/local/bin/python3.12", "pypy3", "node", "nodejs", "perl5.36", "ruby3.2", "lua5.4", "php8.1", "pip3", "gawk", "busybox", "git", "./git"} {
+	for _, name := range []string{"sh", "/bin/sh", "/usr/bin/env", "python", "python3", "python3.11", "/usr/local/bin/python3.12", "pypy3", "node", "nodejs", "perl5.36", "ruby3.2", "lua5.4", "php8.1", "pip3", "gawk", "busybox", "git", "./git", "sqlite3", "gh", "g++-12", "clang++", "crontab", "pytest"} {
 		if !IsRunner(name) {
 			t.Errorf("IsRunner(%q) = false", name)
 		}
