@@ -8,6 +8,9 @@ type Proc struct {
 	PID, PPID, Pgrp int
 	// Zombie: the process has exited and only waits to be reaped.
 	Zombie bool
+	// Start is when the process started, in clock ticks since boot: with
+	// the pid it names one process, even after its pid is reused.
+	Start uint64
 }
 
 // GroupAlive reports whether any process of group pgid is still running

@@ -43,16 +43,19 @@ func Read(pid int) (Proc, bool) {
 	if i < 0 {
 		return Proc{}, false
 	}
+	// f[0] is the stat file's third field (the state); the start time
+	// is its 22nd.
 	f := bytes.Fields(b[i+1:])
-	if len(f) < 3 {
+	if len(f) < 20 {
 		return Proc{}, false
 	}
 	ppid, err1 := strconv.Atoi(string(f[1]))
 	pgrp, err2 := strconv.Atoi(string(f[2]))
-	if err1 != nil || err2 != nil {
+	start, err3 := strconv.ParseUint(string(f[19]), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
 		return Proc{}, false
 	}
-	return Proc{PID: pid, PPID: ppid, Pgrp: pgrp, Zombie: f[0][0] == 'Z' || f[0][0] == 'X'}, true
+	return Proc{PID: pid, PPID: ppid, Pgrp: pgrp, Zombie: f[0][0] == 'Z' || f[0][0] == 'X', Start: start}, true
 }
 
 // WaitNoReap blocks until process pid has exited but leaves it a zombie,

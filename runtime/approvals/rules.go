@@ -6,6 +6,7 @@ package approvals
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"scv/runtime/tools"
@@ -109,6 +110,17 @@ func ParseAll(texts []string) (Set, error) {
 	return set, nil
 }
 
+// Only is the rules of s whose text is listed, in s's order.
+func (s Set) Only(texts []string) Set {
+	out := make(Set, 0, len(s))
+	for _, r := range s {
+		if slices.Contains(texts, r.text) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Allows returns the first rule that allows the call.
 func (s Set) Allows(c Call) (Rule, bool) {
 	for _, r := range s {
@@ -120,9 +132,12 @@ func (s Set) Allows(c Call) (Rule, bool) {
 }
 
 // Suggest is the rule an approval prompt offers for a call: the program
-// and its subcommand for a shell command ("shell:go test *"), the
-// directory of an edited file ("edit:docs/**", or the file itself at the
-// top). It is "" when no rule fits, as for a command with shell syntax.
+// and its subcommand for a shell command ("shell:ls *", "shell:kubectl
+// get *"), but only the exact command for one of Runners ("shell:git
+// status", never "shell:git *"); the directory of an edited file
+// ("edit:docs/**", or the file itself at the top). It is "" when no rule
+// fits, as for a command with shell syntax or a runner's command with a
+// word a rule cannot spell ("sh -c 'a b'").
 func Suggest(c Call) string {
 	switch {
 	case c.Command != "":
@@ -130,12 +145,15 @@ func Suggest(c Call) string {
 		if !ok {
 			return ""
 		}
-		words := argv[:1]
-		if len(argv) > 1 && plainWord(argv[1]) {
-			words = argv[:2]
+		rule := KindShell + ":" + strings.Join(argv, " ")
+		if !IsRunner(argv[0]) {
+			words := argv[:1]
+			if len(argv) > 1 && plainWord(argv[1]) {
+				words = argv[:2]
+			}
+			rule = KindShell + ":" + strings.Join(words, " ") + " " + wildcard
 		}
-		rule := KindShell + ":" + strings.Join(words, " ") + " " + wildcard
-		if _, err := Parse(rule); err != nil {
+		if r, err := Parse(rule); err != nil || !r.Matches(c) {
 			return ""
 		}
 		return rule

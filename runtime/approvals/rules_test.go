@@ -95,8 +95,9 @@ func TestSuggest(t *testing.T) {
 		call Call
 		want string
 	}{
-		{Call{Command: "go test ./..."}, "shell:go test *"},
-		{Call{Command: "git status"}, "shell:git status *"},
+		{Call{Command: "go test ./..."}, "shell:go test ./..."},
+		{Call{Command: "kubectl get pods"}, "shell:kubectl get *"},
+		{Call{Command: "git status"}, "shell:git status"},
 		{Call{Command: "ls -la"}, "shell:ls *"},
 		{Call{Command: "./build.sh --fast"}, "shell:./build.sh *"},
 		{Call{Command: "echo go test; rm -rf x"}, ""},

@@ -41,17 +41,16 @@ func lockUserFile(home string) (func(), error) {
 // The rest of the file is kept byte for byte: the rule is spliced into the
 // text, and the result is decoded again and must equal the old values
 // plus the rule, or nothing is written. The file is replaced atomically.
-// It returns the file's path; a rule already listed changes nothing.
+// It returns the file's path; a rule already listed is not added again.
+// Either way the rule is recorded as the user's (see RuleLedgerName): this
+// is how the user confirms a rule that appeared while a tool call ran.
 func AppendAllowRule(home, rule string) (string, error) {
 	if _, err := approvals.Parse(rule); err != nil {
 		return "", err
 	}
-	if home == "" {
-		h, err := Home()
-		if err != nil {
-			return "", err
-		}
-		home = h
+	home, err := orHome(home)
+	if err != nil {
+		return "", err
 	}
 	path := UserFile(home)
 	unlock, err := lockUserFile(home)
@@ -59,42 +58,53 @@ func AppendAllowRule(home, rule string) (string, error) {
 		return path, fmt.Errorf("lock %s: %w", path, err)
 	}
 	defer unlock()
+	if err := appendAllowRuleLocked(path, rule); err != nil {
+		return path, err
+	}
+	if err := updateRuleLedgerLocked(home, func(l *ruleLedger, _ bool) { l.trust(rule) }); err != nil {
+		return path, fmt.Errorf("record %q as yours in %s: %w", rule, RuleLedgerFile(home), err)
+	}
+	return path, nil
+}
+
+// appendAllowRuleLocked is AppendAllowRule's edit of the file, under its lock.
+func appendAllowRuleLocked(path, rule string) error {
 	data, info, err := readFile(path)
 	mode := fs.FileMode(0o600)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		data = nil
 	case err != nil:
-		return path, err
+		return err
 	default:
 		mode = info.Mode().Perm()
 	}
 	before, err := decodeRaw(data, path)
 	if err != nil {
-		return path, err
+		return err
 	}
 	allow, err := allowList(before, path)
 	if err != nil {
-		return path, err
+		return err
 	}
 	if slices.Contains(allow, rule) {
-		return path, nil
+		return nil
 	}
 	text, err := spliceAllowRule(string(data), rule, before)
 	if err != nil {
-		return path, fmt.Errorf("add %q to approvals.allow in %s: %w; add it by hand", rule, path, err)
+		return fmt.Errorf("add %q to approvals.allow in %s: %w; add it by hand", rule, path, err)
 	}
 	after, err := decodeRaw([]byte(text), path)
 	if err != nil {
-		return path, fmt.Errorf("add %q to approvals.allow in %s: the edit would not parse (%v); add it by hand", rule, path, err)
+		return fmt.Errorf("add %q to approvals.allow in %s: the edit would not parse (%v); add it by hand", rule, path, err)
 	}
 	if err := checkOnlyRuleAdded(before, after, append(allow, rule)); err != nil {
-		return path, fmt.Errorf("add %q to approvals.allow in %s: %w; add it by hand", rule, path, err)
+		return fmt.Errorf("add %q to approvals.allow in %s: %w; add it by hand", rule, path, err)
 	}
 	if err := writeFileAtomic(path, []byte(text), mode); err != nil {
-		return path, fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return path, nil
+	return nil
 }
 
 func decodeRaw(data []byte, path string) (map[string]any, error) {

@@ -42,3 +42,11 @@ func SecureHome(home string) error {
 	}
 	return nil
 }
+
+// orHome is home, or Home() when it is "".
+func orHome(home string) (string, error) {
+	if home != "" {
+		return home, nil
+	}
+	return Home()
+}

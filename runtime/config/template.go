@@ -117,7 +117,7 @@ func Template() string {
 	w("")
 
 	w("[approvals]")
-	kv("Tool calls that run without asking, in every session: \"shell:go test *\" (a command's first words; \"*\" allows more arguments; a command with shell syntax such as ; && | $( ) > never matches), \"edit:docs/**\" (files write_file and edit_file may change, as workspace globs). Only this file may hold rules; \"Always allow\" in an approval prompt adds one here.", "allow", d.Approvals.Allow)
+	kv("Tool calls that run without asking, in every session: \"shell:go test *\" (a command's first words; \"*\" allows more arguments; a command with shell syntax such as ; && | $( ) > never matches), \"edit:docs/**\" (files write_file and edit_file may change, as workspace globs). Only this file may hold rules; \"Always allow\" in an approval prompt adds one here. A rule that appears here while a tool call runs waits for your confirmation in an approval prompt.", "allow", d.Approvals.Allow)
 	w("")
 
 	w("[checkpoints]")

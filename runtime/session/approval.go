@@ -61,6 +61,7 @@ type askedCall struct {
 	summary      string
 	subject      approvals.Call
 	covered      bool
+	held         heldRule // an unconfirmed rule that covers the call
 }
 
 // askApproval publishes an approval request and waits for its decision or
@@ -91,7 +92,10 @@ func (s *Session) openApproval(t *turn, c askedCall) (*pendingApproval, bool, er
 	}
 	p := &pendingApproval{answer: make(chan string, 1), subject: c.subject, covered: c.covered}
 	suggested := ""
-	if c.covered {
+	switch {
+	case c.held.held() && !c.held.rule.AllowsAnyCommand():
+		suggested = c.held.rule.String() // answering with it confirms it
+	case c.covered:
 		suggested = approvals.Suggest(c.subject)
 	}
 	p.request = ApprovalRequest{
@@ -106,6 +110,7 @@ func (s *Session) openApproval(t *turn, c askedCall) (*pendingApproval, bool, er
 			Cwd:           s.cwd,
 			Summary:       c.summary,
 			SuggestedRule: suggested,
+			Notice:        c.held.notice(),
 		},
 	}
 	if err := s.emitLocked(ApprovalRequested{p.request.Approval}); err != nil {

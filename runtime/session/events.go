@@ -347,6 +347,11 @@ type Approval struct {
 	// like this one run without asking ("shell:go test *"); empty when no
 	// rule fits (a command holding shell syntax).
 	SuggestedRule string `json:"suggestedRule,omitempty"`
+	// Notice says why a rule of the user's file that covers this call is
+	// not applied: it appeared while a tool call ran, and waits for the
+	// user's confirmation (see config.RuleLedgerName). It names the rule
+	// and the file.
+	Notice string `json:"notice,omitempty"`
 }
 
 // ApprovalRequest is an open approval as a Snapshot lists it.

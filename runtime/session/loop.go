@@ -115,10 +115,14 @@ func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
 		return res.Output, s.emitToolCompleted(t, call, res)
 	case gateAsk:
 		subject, covered := ruleSubject(tool, args)
-		if covered && s.allowedByRule(subject) {
-			break // a standing approval of the user's
+		var held heldRule
+		if covered {
+			var allowed bool
+			if allowed, held = s.allowedByRule(subject); allowed {
+				break // a standing approval of the user's
+			}
 		}
-		approved, err := s.askApproval(t.ctx, t, askedCall{call.ID, call.Name, tool.Risk(), tool.Summary(args), subject, covered})
+		approved, err := s.askApproval(t.ctx, t, askedCall{call.ID, call.Name, tool.Risk(), tool.Summary(args), subject, covered, held})
 		if err != nil {
 			return "", err
 		}
@@ -135,7 +139,7 @@ func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
 		_ = s.emitToolCompleted(t, call, tools.Result{Output: "cancelled before it ran"})
 		return "", context.Canceled
 	}
-	res := tool.Run(s.toolContext(t, call), args)
+	res := s.runWatched(s.toolContext(t, call), tool, args)
 	s.checkpointToolDone(t)
 	if t.ctx.Err() != nil {
 		_ = s.emitToolCompleted(t, call, res)

@@ -53,6 +53,9 @@ type Manager struct {
 	mcpStops mcpStops
 	// models caches each provider endpoint's model list for every session.
 	models *provider.ModelCache
+	// rules guards the user's allow rules for every session (see
+	// config.RuleWatch).
+	rules *config.RuleWatch
 }
 
 // NewManager returns an empty Manager.
@@ -66,7 +69,7 @@ func NewManager(opts Options) *Manager {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	return &Manager{opts: opts, sessions: map[string]*Session{}, models: provider.NewModelCache(opts.Now)}
+	return &Manager{opts: opts, sessions: map[string]*Session{}, models: provider.NewModelCache(opts.Now), rules: config.NewRuleWatch(opts.Home)}
 }
 
 // StartParams are the parameters of scv/session/start.
@@ -206,6 +209,7 @@ func (m *Manager) build(id string, createdAt time.Time, cwd string, cfg config.C
 		id:               id,
 		cwd:              ws.Root(),
 		home:             m.opts.Home,
+		rules:            m.rules,
 		model:            cfg.Provider.Model,
 		configuredModels: cfg.Provider.Models,
 		modelCache:       m.models,

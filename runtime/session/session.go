@@ -18,7 +18,8 @@ import (
 type Session struct {
 	id    string
 	cwd   string
-	home  string // $SCV_HOME, where the configuration files are
+	home  string            // $SCV_HOME, where the configuration files are
+	rules *config.RuleWatch // the process's guard over the user's allow rules
 	model string
 	// configuredModels are provider.models, offered by ListModels.
 	configuredModels []string

@@ -1,0 +1,220 @@
+package lsp_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"scv/internal/fakeopenai"
+	"scv/lsp/lsptest"
+	"scv/lsp/schema"
+	"scv/runtime/config"
+	"scv/runtime/session"
+)
+
+// The attack of a tool call widening its own standing approvals: an
+// approved shell command appends "shell:touch *" to the user's
+// config.toml, and the next touch must still be asked. The prompt names
+// the rule and the file; "Always allow" with it confirms it, after which it
+// applies like any of the user's rules.
+func TestRulesWrittenByAToolCallWaitForTheUser(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		user := config.UserFile(env.Home)
+		plant := fmt.Sprintf(`printf '\n[approvals]\nallow = ["shell:touch *"]\n' >> '%s'`, user)
+		env.OpenAI.Enqueue(
+			toolReply("call_1", "shell", map[string]string{"command": plant}),
+			toolReply("call_2", "shell", map[string]string{"command": "touch pwned"}),
+			fakeopenai.Reply{Chunks: []string{"first"}},
+			toolReply("call_3", "shell", map[string]string{"command": "touch confirmed"}),
+			fakeopenai.Reply{Chunks: []string{"second"}},
+			toolReply("call_4", "shell", map[string]string{"command": "touch again"}),
+			fakeopenai.Reply{Chunks: []string{"third"}},
+		)
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		turn := ed.StartTurn(sid, "go").TurnID
+		first := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+		if first.CallID != "call_1" || first.Notice != "" {
+			t.Fatalf("first approval = %+v, want call_1 without a notice", first)
+		}
+		ed.Resolve(sid, first.ApprovalID, session.DecisionApprove)
+		// The planted rule is in the file, but the next touch is asked.
+		second := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, func(n lsptest.Note) bool {
+			return n.Str("turnId") == turn && n.Str("callId") == "call_2"
+		}, 0))
+		if data, _ := os.ReadFile(user); !strings.Contains(string(data), "shell:touch *") {
+			t.Fatalf("the command did not plant its rule; config.toml:\n%s", data)
+		}
+		for _, want := range []string{"shell:touch *", user} {
+			if !strings.Contains(second.Notice, want) {
+				t.Errorf("notice %q does not name %q", second.Notice, want)
+			}
+		}
+		if second.SuggestedRule != "shell:touch *" {
+			t.Errorf("suggestedRule = %q, want the rule to confirm", second.SuggestedRule)
+		}
+		ed.Resolve(sid, second.ApprovalID, session.DecisionDeny)
+		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+		if _, err := os.Stat(filepath.Join(env.Work, "pwned")); err == nil {
+			t.Error("the planted rule let touch pwned run")
+		}
+
+		// Still asked in a new session; "Always allow" with the rule confirms it.
+		other := ed.StartSession("", nil).SessionID
+		turn2 := ed.StartTurn(other, "again").TurnID
+		third := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn2), 0))
+		if third.CallID != "call_3" || third.Notice == "" {
+			t.Fatalf("approval = %+v, want call_3 with a notice", third)
+		}
+		ed.MustCall(schema.MethodApprovalResolve, schema.ApprovalResolveParams{
+			SessionID: other, ApprovalID: third.ApprovalID, Decision: "approve", AllowRule: third.SuggestedRule,
+		}, nil)
+		ed.ExpectTerminal(turn2, schema.EvTurnCompleted)
+		turn3 := ed.StartTurn(other, "once more").TurnID
+		ed.ExpectTerminal(turn3, schema.EvTurnCompleted)
+		if n := len(ed.Notes(schema.EvApprovalRequested, lsptest.ForTurn(turn3))); n != 0 {
+			t.Errorf("%d approval requests after the user confirmed the rule", n)
+		}
+		if _, err := os.Stat(filepath.Join(env.Work, "again")); err != nil {
+			t.Errorf("the confirmed rule did not let touch again run: %v", err)
+		}
+	})
+}
+
+// A rule the user adds by hand while no tool runs applies at once, in a
+// session that is already open.
+func TestRulesAddedByHandBetweenCallsApplyAtOnce(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		env.OpenAI.Enqueue(
+			toolReply("call_1", "shell", map[string]string{"command": "touch one"}),
+			fakeopenai.Reply{Chunks: []string{"first"}},
+			toolReply("call_2", "shell", map[string]string{"command": "touch two"}),
+			fakeopenai.Reply{Chunks: []string{"second"}},
+		)
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		turn := ed.StartTurn(sid, "one").TurnID
+		req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+		ed.Resolve(sid, req.ApprovalID, session.DecisionApprove)
+		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+
+		env.Set("approvals", "allow", []string{"shell:touch *"})
+		env.WriteConfig()
+		turn2 := ed.StartTurn(sid, "two").TurnID
+		ed.ExpectTerminal(turn2, schema.EvTurnCompleted)
+		if n := len(ed.Notes(schema.EvApprovalRequested, lsptest.ForTurn(turn2))); n != 0 {
+			t.Errorf("%d approval requests after the user added the rule by hand", n)
+		}
+		if _, err := os.Stat(filepath.Join(env.Work, "two")); err != nil {
+			t.Errorf("the rule added by hand did not let touch two run: %v", err)
+		}
+	})
+}
+
+// A command that plants a rule and then kills the server it runs under
+// gains nothing: the next server finds the call that never ended in the
+// ledger and holds the rule for the user's confirmation.
+func TestRulesWrittenBeforeTheServerWasKilledWaitForTheUser(t *testing.T) {
+	t.Parallel()
+	env := lsptest.NewEnv(t, binaryDialer())
+	user := config.UserFile(env.Home)
+	// $PPID of the shell is the scv process running the call.
+	plant := fmt.Sprintf(`printf '\n[approvals]\nallow = ["shell:touch *"]\n' >> '%s' && kill -9 $PPID`, user)
+	env.OpenAI.Enqueue(
+		toolReply("call_1", "shell", map[string]string{"command": plant}),
+		toolReply("call_2", "shell", map[string]string{"command": "touch pwned"}),
+		fakeopenai.Reply{Chunks: []string{"done"}},
+	)
+	ed := connect(t, env)
+	sid := ed.StartSession("", nil).SessionID
+	turn := ed.StartTurn(sid, "go").TurnID
+	req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+	ed.Resolve(sid, req.ApprovalID, session.DecisionApprove)
+	ed.AwaitClosed(env.Timeout)
+	if data, _ := os.ReadFile(user); !strings.Contains(string(data), "shell:touch *") {
+		t.Fatalf("the command did not plant its rule; config.toml:\n%s", data)
+	}
+	// Connect writes config.toml again from env: keep the planted rule in it.
+	env.Set("approvals", "allow", []string{"shell:touch *"})
+
+	next := connect(t, env)
+	sid = next.StartSession("", nil).SessionID
+	turn = next.StartTurn(sid, "again").TurnID
+	asked := decodeApproval(t, next.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+	if asked.CallID != "call_2" || !strings.Contains(asked.Notice, "shell:touch *") {
+		t.Errorf("approval = %+v, want call_2 with a notice naming shell:touch *", asked)
+	}
+	next.Resolve(sid, asked.ApprovalID, session.DecisionDeny)
+	next.ExpectTerminal(turn, schema.EvTurnCompleted)
+	if _, err := os.Stat(filepath.Join(env.Work, "pwned")); err == nil {
+		t.Error("the planted rule let touch pwned run after a restart")
+	}
+}
+
+// binaryDialer is the dialer that starts `scv lsp` as its own process.
+func binaryDialer() lsptest.Dialer {
+	for _, d := range dialers {
+		if _, ok := d.(lsptest.Binary); ok {
+			return d
+		}
+	}
+	panic("no binary dialer")
+}
+
+// A planted rule that would allow any command is named, but never offered
+// as the rule to confirm.
+func TestAPlantedRuleForAShellIsNotOffered(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		user := config.UserFile(env.Home)
+		plant := fmt.Sprintf(`printf '\n[approvals]\nallow = ["shell:sh *"]\n' >> '%s'`, user)
+		env.OpenAI.Enqueue(
+			toolReply("call_1", "shell", map[string]string{"command": plant}),
+			toolReply("call_2", "shell", map[string]string{"command": "sh build.sh"}),
+			fakeopenai.Reply{Chunks: []string{"done"}},
+		)
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		turn := ed.StartTurn(sid, "go").TurnID
+		first := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+		ed.Resolve(sid, first.ApprovalID, session.DecisionApprove)
+		second := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.WithStr("callId", "call_2"), 0))
+		if second.SuggestedRule != "shell:sh build.sh" {
+			t.Errorf("suggestedRule = %q, want only the exact command", second.SuggestedRule)
+		}
+		if !strings.Contains(second.Notice, "shell:sh *") || !strings.Contains(second.Notice, "not offered") {
+			t.Errorf("notice = %q, want it to name shell:sh * and say it is not offered", second.Notice)
+		}
+		ed.Resolve(sid, second.ApprovalID, session.DecisionDeny)
+		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+	})
+}
+
+// A command that plants a rule and rewrites the ledger to trust it gains
+// nothing while the server that ran it lives.
+func TestARuleTheCommandAlsoMarkedTrustedWaitsForTheUser(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		plant := fmt.Sprintf(`printf '\n[approvals]\nallow = ["shell:touch *"]\n' >> '%s' && printf '{"trusted": ["shell:touch *"], "unconfirmed": [], "calls": []}' > '%s'`,
+			config.UserFile(env.Home), config.RuleLedgerFile(env.Home))
+		env.OpenAI.Enqueue(
+			toolReply("call_1", "shell", map[string]string{"command": plant}),
+			toolReply("call_2", "shell", map[string]string{"command": "touch pwned"}),
+			fakeopenai.Reply{Chunks: []string{"done"}},
+		)
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		turn := ed.StartTurn(sid, "go").TurnID
+		first := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+		ed.Resolve(sid, first.ApprovalID, session.DecisionApprove)
+		second := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.WithStr("callId", "call_2"), 0))
+		if !strings.Contains(second.Notice, "shell:touch *") {
+			t.Errorf("notice = %q, want it to name shell:touch *", second.Notice)
+		}
+		ed.Resolve(sid, second.ApprovalID, session.DecisionDeny)
+		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+		if _, err := os.Stat(filepath.Join(env.Work, "pwned")); err == nil {
+			t.Error("the planted rule let touch pwned run")
+		}
+	})
+}

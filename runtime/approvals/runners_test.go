@@ -1,0 +1,110 @@
+package approvals
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A program that runs other programs or code is offered only the exact
+// command: a "*" rule for it would allow anything ("sh -c …", "git -c
+// alias.x=!cmd x", "timeout 5 rm -rf ~").
+func TestSuggestOffersOnlyTheExactCommandForRunners(t *testing.T) {
+	cases := []struct {
+		command, want string
+	}{
+		{"sh -c 'echo hi'", ""}, // the exact rule cannot hold the quoted word
+		{"sh build.sh", "shell:sh build.sh"},
+		{"bash -x build.sh", "shell:bash -x build.sh"},
+		{"/bin/bash build.sh", "shell:/bin/bash build.sh"},
+		{"git --version", "shell:git --version"},
+		{"git status", "shell:git status"},
+		{"git log -n 3", "shell:git log -n 3"},
+		{"python3 -V", "shell:python3 -V"},
+		{"python3.11 script.py", "shell:python3.11 script.py"},
+		{"/usr/bin/python3 -m pytest", "shell:/usr/bin/python3 -m pytest"},
+		{"xargs -n1 echo", "shell:xargs -n1 echo"},
+		{"timeout 5 ls", "shell:timeout 5 ls"},
+		{"env ls", "shell:env ls"},
+		{"/usr/bin/env python3 x.py", "shell:/usr/bin/env python3 x.py"},
+		{"nice -n 5 make", "shell:nice -n 5 make"},
+		{"sudo ls", "shell:sudo ls"},
+		{"find . -name x", "shell:find . -name x"},
+		{"awk -f prog.awk", "shell:awk -f prog.awk"},
+		{"gawk -f prog.awk", "shell:gawk -f prog.awk"},
+		{"sed -n 1p a.txt", "shell:sed -n 1p a.txt"},
+		{"make test", "shell:make test"},
+		{"node app.js", "shell:node app.js"},
+		{"npx jest", "shell:npx jest"},
+		{"npm test", "shell:npm test"},
+		{"go run ./cmd/x", "shell:go run ./cmd/x"},
+		{"ruby -v", "shell:ruby -v"},
+		{"perl -v", "shell:perl -v"},
+		{"busybox sh", "shell:busybox sh"},
+		// Not runners: the program and its subcommand, as before.
+		{"ls -la", "shell:ls *"},
+		{"cat README.md", "shell:cat *"},
+		{"grep -rn foo .", "shell:grep *"},
+	}
+	for _, tc := range cases {
+		got := Suggest(Call{Command: tc.command})
+		if got != tc.want {
+			t.Errorf("Suggest(%q) = %q, want %q", tc.command, got, tc.want)
+		}
+		if got == "" {
+			continue
+		}
+		r, err := Parse(got)
+		if err != nil || !r.Matches(Call{Command: tc.command}) {
+			t.Errorf("suggestion %q does not allow %q (%v)", got, tc.command, err)
+		}
+	}
+}
+
+func TestRunnerNamesMatchPathsAndVersions(t *testing.T) {
+	for _, name := range []string{"sh", "/bin/sh", "/usr/bin/env", "python", "python3", "python3.11", "/usr/local/bin/python3.12", "pypy3", "node", "nodejs", "perl5.36", "ruby3.2", "lua5.4", "php8.1", "pip3", "gawk", "busybox", "git", "./git", "sqlite3", "gh", "g++-12", "clang++", "crontab", "pytest"} {
+		if !IsRunner(name) {
+			t.Errorf("IsRunner(%q) = false", name)
+		}
+	}
+	for _, name := range []string{"ls", "cat", "grep", "./build.sh", "gitk2", "shellcheck", "envsubst", "make-all", "rg"} {
+		if IsRunner(name) {
+			t.Errorf("IsRunner(%q) = true", name)
+		}
+	}
+}
+
+// A rule the user wrote for a runner is the user's choice and still applies.
+func TestUserRulesForRunnersStillApply(t *testing.T) {
+	r, err := Parse("shell:git *")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Matches(Call{Command: "git --version"}) {
+		t.Error("shell:git * no longer allows git --version")
+	}
+}
+
+// The protocol page lists exactly the Runners table.
+func TestProtocolListsTheRunners(t *testing.T) {
+	data, err := os.ReadFile("../../docs/protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(data)), " ")
+	const from, to = "runners: ", " A rule the user writes"
+	start := strings.Index(text, from)
+	end := strings.Index(text, to)
+	if start < 0 || end < start {
+		t.Fatalf("docs/protocol.md has no list between %q and %q", from, to)
+	}
+	var listed []string
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(text[start:end], -1) {
+		listed = append(listed, m[1])
+	}
+	if !slices.Equal(listed, Runners) {
+		t.Errorf("docs/protocol.md lists runners\n%q\nthe table holds\n%q", listed, Runners)
+	}
+}
