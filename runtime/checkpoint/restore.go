@@ -153,15 +153,19 @@ func (w *workTree) obstacle(t Target, now onDisk, removed map[string]bool) strin
 	}
 	switch now.kind {
 	case blocked:
-		// Each parent that is not a directory must be one the revert
-		// removes.
+		// The parent in the way must be one the revert removes: from
+		// there down the directories are made anew.
 		names := strings.Split(t.Path, "/")
 		for i := 1; i < len(names); i++ {
 			p := strings.Join(names[:i], "/")
 			if removed[p] {
-				continue
+				return ""
 			}
-			if k := w.look(p).kind; k != directory && k != absent {
+			switch w.look(p).kind {
+			case directory:
+			case absent:
+				return ""
+			default:
 				return now.what + ": a revert does not write through it or replace it"
 			}
 		}

@@ -94,6 +94,7 @@ func TestRevertUndoesALaterTurnsSymlinkSwapInsideTheWorkspace(t *testing.T) {
 	f := newFixture(t)
 	outside := outsideDir(t, outsideFiles)
 	f.write("dir/a.txt", "one\n")
+	f.write("dir/sub/c.txt", "see\n")
 	f.turn("t1", nil, func() { f.write("dir/a.txt", "two\n"); f.write("dir/new.txt", "made\n") })
 	f.turn("t2", nil, func() { f.swapForSymlink("dir", "old", outside) })
 
@@ -108,7 +109,10 @@ func TestRevertUndoesALaterTurnsSymlinkSwapInsideTheWorkspace(t *testing.T) {
 	if s, _ := f.read("dir/a.txt"); s != "one\n" {
 		t.Errorf("dir/a.txt = %q", s)
 	}
-	for _, p := range []string{"dir/new.txt", "old/a.txt", "old/new.txt"} {
+	if s, _ := f.read("dir/sub/c.txt"); s != "see\n" {
+		t.Errorf("dir/sub/c.txt = %q", s)
+	}
+	for _, p := range []string{"dir/new.txt", "old/a.txt", "old/new.txt", "old/sub/c.txt"} {
 		if _, ok := f.read(p); ok {
 			t.Errorf("%s is still there", p)
 		}
