@@ -61,32 +61,11 @@ func (r *Repo) Revert(ctx context.Context, targets []Target, force bool, afterFi
 		return Outcome{}, err
 	}
 	defer w.Close()
-	var out Outcome
-	var todo, pending []Target // pending: todo and the conflicts, in plan order
-	nowOf := map[string]onDisk{}
-	changed := map[string]bool{}
-	removed := map[string]bool{} // what the revert removes, if it goes ahead
-	for _, t := range targets {
-		if (t.Want != nil && t.Want.Mode == modeGitlink) || (t.Left != nil && t.Left.Mode == modeGitlink) {
-			continue
-		}
-		now := w.look(t.Path)
-		switch {
-		case sameEntry(now.file(), t.Want):
-			out.Reverted = append(out.Reverted, t.Path)
-			continue
-		case (sameEntry(now.file(), t.Left) && !t.Late) || force:
-			todo = append(todo, t)
-			removed[t.Path] = t.Want == nil
-		default:
-			changed[t.Path] = true
-		}
-		nowOf[t.Path] = now
-		pending = append(pending, t)
-	}
-	for _, t := range pending {
-		why := w.obstacle(t, nowOf[t.Path], removed)
-		if why == "" && !changed[t.Path] {
+	f := w.find(targets, force)
+	out := Outcome{Reverted: f.done}
+	for _, t := range f.pending {
+		why := w.obstacle(t, f.now[t.Path], f.removed)
+		if why == "" && !f.changed[t.Path] {
 			continue
 		}
 		c, err := r.conflict(ctx, w, t, why)
@@ -98,7 +77,7 @@ func (r *Repo) Revert(ctx context.Context, targets []Target, force bool, afterFi
 	if len(out.Conflicts) > 0 {
 		return Outcome{Reverted: []string{}, Conflicts: out.Conflicts}, nil
 	}
-	for _, t := range inRestoreOrder(todo) {
+	for _, t := range inRestoreOrder(f.todo) {
 		if err := r.restore(ctx, w, t); err != nil {
 			if ctx.Err() != nil {
 				return out, err
@@ -116,6 +95,39 @@ func (r *Repo) Revert(ctx context.Context, targets []Target, force bool, afterFi
 		}
 	}
 	return out, nil
+}
+
+// found is the targets as a revert finds them on disk.
+type found struct {
+	done    []string // already as wanted
+	todo    []Target // to restore, if the revert goes ahead
+	pending []Target // todo and the changed ones, in plan order
+	now     map[string]onDisk
+	changed map[string]bool // changed since the turns: conflicts unless forced
+	removed map[string]bool // what the revert removes, if it goes ahead
+}
+
+func (w *workTree) find(targets []Target, force bool) found {
+	f := found{now: map[string]onDisk{}, changed: map[string]bool{}, removed: map[string]bool{}}
+	for _, t := range targets {
+		if (t.Want != nil && t.Want.Mode == modeGitlink) || (t.Left != nil && t.Left.Mode == modeGitlink) {
+			continue
+		}
+		now := w.look(t.Path)
+		switch {
+		case sameEntry(now.file(), t.Want):
+			f.done = append(f.done, t.Path)
+			continue
+		case (sameEntry(now.file(), t.Left) && !t.Late) || force:
+			f.todo = append(f.todo, t)
+			f.removed[t.Path] = t.Want == nil
+		default:
+			f.changed[t.Path] = true
+		}
+		f.now[t.Path] = now
+		f.pending = append(f.pending, t)
+	}
+	return f
 }
 
 // inRestoreOrder is removals first, deepest first (a directory's files go
