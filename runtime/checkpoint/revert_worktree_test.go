@@ -227,3 +227,35 @@ func TestRevertNeverOpensANamedPipe(t *testing.T) {
 		t.Errorf("a.txt = %q", s)
 	}
 }
+
+// Whether a turn's change is late is judged inside the workspace: for a
+// directory the turn swapped for a symlink to elsewhere, by the symlink,
+// never by a file beyond it that something outside changed after the
+// turn's tools (which made the turn's change a conflict).
+func TestLateChangesAreJudgedInsideTheWorkspace(t *testing.T) {
+	f := newFixture(t)
+	outside := outsideDir(t, outsideFiles)
+	f.write("dir/a.txt", "one\n")
+	tt, err := f.repo.Begin(t.Context(), "t1", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.swapForSymlink("dir", "old", outside)
+	tt.ToolDone()
+	for { // the file clock may run a tick behind time.Now
+		os.WriteFile(filepath.Join(outside, "a.txt"), []byte("outside secret\n"), 0o644)
+		if info, err := os.Lstat(filepath.Join(outside, "a.txt")); err != nil || changeTime(info).After(tt.toolsDone) {
+			break
+		}
+	}
+	if _, err := tt.Finish(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if out := f.revert(false, "t1"); len(out.Conflicts) != 0 {
+		t.Fatalf("outcome = %+v; want no conflict", out)
+	}
+	expectUntouched(t, outside, outsideFiles)
+	if s, _ := f.read("dir/a.txt"); s != "one\n" {
+		t.Errorf("dir/a.txt = %q", s)
+	}
+}
