@@ -259,3 +259,41 @@ func TestLateChangesAreJudgedInsideTheWorkspace(t *testing.T) {
 		t.Errorf("dir/a.txt = %q", s)
 	}
 }
+
+// A directory swapped for a symlink to elsewhere while the revert writes
+// (after its check): the file under it is a conflict saying why, nothing
+// is written through the symlink, and the other files are restored.
+func TestAFileThatCannotBeWrittenMidRevertIsAConflictAndTheRestGoOn(t *testing.T) {
+	f := newFixture(t)
+	outside := outsideDir(t, outsideFiles)
+	f.write("a.txt", "one\n")
+	f.write("dir/a.txt", "one\n")
+	f.write("z/a.txt", "one\n")
+	f.turn("t1", nil, func() {
+		for _, p := range []string{"a.txt", "dir/a.txt", "z/a.txt"} {
+			f.write(p, "two\n")
+		}
+	})
+	targets, err := f.repo.Plan(t.Context(), []string{"t1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := f.repo.Revert(t.Context(), targets, false, func(path string) {
+		if path == "a.txt" {
+			f.swapForSymlink("dir", "mine", outside)
+		}
+	})
+	if err != nil {
+		t.Fatalf("revert failed: %v; want a conflict", err)
+	}
+	if c, ok := conflictOf(out, "dir/a.txt"); !ok || len(out.Conflicts) != 1 || !strings.Contains(c.Diff, "dir is a symlink") {
+		t.Fatalf("outcome = %+v; want dir/a.txt alone as a conflict with its reason", out)
+	}
+	if len(out.Reverted) != 2 {
+		t.Errorf("reverted %v; want a.txt and z/a.txt", out.Reverted)
+	}
+	expectUntouched(t, outside, outsideFiles)
+	if s, _ := f.read("z/a.txt"); s != "one\n" {
+		t.Errorf("z/a.txt = %q", s)
+	}
+}
