@@ -82,7 +82,7 @@ func (r *Repo) Revert(ctx context.Context, targets []Target, force bool, afterFi
 			if ctx.Err() != nil {
 				return out, err
 			}
-			c, cerr := r.conflict(ctx, w, t, "not reverted: "+err.Error())
+			c, cerr := r.conflict(ctx, w, t, "not reverted: "+err.Error()+"; a revert again finishes it")
 			if cerr != nil {
 				return out, errors.Join(err, cerr)
 			}
@@ -178,20 +178,23 @@ func (w *workTree) obstacle(t Target, now onDisk, removed map[string]bool) strin
 			case absent:
 				return ""
 			default:
-				return now.what + ": a revert does not write through it or replace it"
+				return now.what + ": a revert does not write through it or replace it" + moveAway
 			}
 		}
 	case directory:
 		kept, err := w.firstKept(t.Path, removed)
 		if err != nil {
-			return t.Path + " is a directory that cannot be read: " + err.Error()
+			return t.Path + " is a directory that cannot be read: " + err.Error() + moveAway
 		}
 		if kept != "" {
-			return (&errHolds{dir: t.Path, first: kept}).Error()
+			return (&errHolds{dir: t.Path, first: kept}).Error() + moveAway
 		}
 	}
 	return ""
 }
+
+// moveAway ends the reason of a file no revert restores where it is.
+const moveAway = "; move it away and revert again"
 
 // lateNote heads the diff of a file changed again after the turns ended.
 const lateNote = "# changed again after the turn ended; this diff is from before the turn to now\n"
@@ -202,7 +205,7 @@ func (r *Repo) conflict(ctx context.Context, w *workTree, t Target, why string) 
 	left, cur := EmptyBlob, EmptyBlob
 	var note strings.Builder
 	if why != "" {
-		fmt.Fprintf(&note, "# %s; move it away and revert again\n", why)
+		fmt.Fprintf(&note, "# %s\n", why)
 	}
 	from := t.Left
 	if t.Late {
