@@ -8,6 +8,7 @@ import (
 
 	"scv/cli/sessions"
 	"scv/internal/termsafe"
+	"scv/lsp/schema"
 )
 
 // runUndo is `scv undo [--force] [SESSION [TURN]]`: it reverts a turn and
@@ -46,13 +47,9 @@ func runUndo(args []string) int {
 		if err != nil {
 			return err
 		}
-		if len(res.Conflicts) > 0 && !*force {
+		if len(res.Conflicts) > 0 {
 			conflicts = true
-			fmt.Fprintf(os.Stderr, "scv undo: nothing was reverted: %d file(s) changed since turn %s:\n", len(res.Conflicts), t.TurnID)
-			for _, c := range res.Conflicts {
-				fmt.Fprintf(os.Stderr, "  %s\n%s", termsafe.Line(c.Path), termsafe.Escape(c.Diff))
-			}
-			fmt.Fprintf(os.Stderr, "run again with --force to revert them too (their changes are lost)\n")
+			printConflicts(res, t.TurnID, *force)
 			return nil
 		}
 		fmt.Printf("reverted turn %s of session %s: %d file(s)\n", t.TurnID, t.SessionID, len(res.Reverted))
@@ -65,4 +62,24 @@ func runUndo(args []string) int {
 		return 1
 	}
 	return status
+}
+
+// printConflicts explains a revert that left conflicts: files changed
+// since the turn (nothing was written, unless --force), or files no
+// revert may restore until they are moved away (the first line of each
+// diff says why). The turn stays revertable either way.
+func printConflicts(res schema.TurnRevertResult, turnID string, force bool) {
+	if len(res.Reverted) == 0 && !force {
+		fmt.Fprintf(os.Stderr, "scv undo: nothing was reverted: %d file(s) changed since turn %s:\n", len(res.Conflicts), turnID)
+	} else {
+		fmt.Fprintf(os.Stderr, "scv undo: turn %s is not reverted: %d file(s) cannot be reverted safely (%d file(s) were reverted):\n", turnID, len(res.Conflicts), len(res.Reverted))
+	}
+	for _, c := range res.Conflicts {
+		fmt.Fprintf(os.Stderr, "  %s\n%s", termsafe.Line(c.Path), termsafe.Escape(c.Diff))
+	}
+	if force {
+		fmt.Fprintf(os.Stderr, "deal with the files above and run scv undo again\n")
+	} else {
+		fmt.Fprintf(os.Stderr, "run again with --force to revert them too (their changes are lost)\n")
+	}
 }

@@ -90,3 +90,46 @@ func TestExecPrintsChangesAndUndoSurvivesKill9(t *testing.T) {
 		t.Fatalf("a third undo: exit %d\n%s", code, stderr)
 	}
 }
+
+// scv undo --force never reverts through a symlink the user put in place
+// of the turn's directory: it exits 1 saying why and that the turn is not
+// reverted, the file outside stays, and once the symlink is gone the same
+// command reverts the turn.
+func TestUndoForceSaysWhatItWillNotRevertThroughASymlink(t *testing.T) {
+	srv := fakeopenai.New(t)
+	home := fakeHome(t, srv)
+	cfg, _ := os.ReadFile(filepath.Join(home, "config.toml"))
+	os.WriteFile(filepath.Join(home, "config.toml"), append(cfg, "[agent]\napproval_policy = \"auto\"\n"...), 0o600)
+	work, _ := filepath.EvalSymlinks(t.TempDir())
+	outside := filepath.Join(t.TempDir(), "a.txt")
+	os.WriteFile(outside, []byte("outside secret\n"), 0o644)
+	os.Mkdir(filepath.Join(work, "dir"), 0o755)
+	os.WriteFile(filepath.Join(work, "dir", "a.txt"), []byte("one\n"), 0o644)
+	srv.Enqueue(
+		fakeopenai.Reply{ToolCalls: []provider.ToolCall{{ID: "c1", Name: "write_file", Arguments: `{"path":"dir/a.txt","content":"two\n"}`}}},
+		fakeopenai.Reply{Chunks: []string{"Done."}},
+	)
+	if _, stderr, code := run(t, home, work, "", "exec", "edit"); code != 0 {
+		t.Fatalf("exec exit %d:\n%s", code, stderr)
+	}
+	os.Rename(filepath.Join(work, "dir"), filepath.Join(work, "mine"))
+	if err := os.Symlink(filepath.Dir(outside), filepath.Join(work, "dir")); err != nil {
+		t.Fatal(err)
+	}
+
+	stdout, stderr, code := run(t, home, work, "", "undo", "--force")
+	if code != 1 || !strings.Contains(stderr, "is not reverted") || !strings.Contains(stderr, "dir is a symlink") || strings.Contains(stdout+stderr, "outside secret") {
+		t.Fatalf("undo --force: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "outside secret\n" {
+		t.Errorf("the outside file = %q", b)
+	}
+	os.Remove(filepath.Join(work, "dir"))
+	os.Rename(filepath.Join(work, "mine"), filepath.Join(work, "dir"))
+	if stdout, stderr, code := run(t, home, work, "", "undo", "--force"); code != 0 || !strings.Contains(stdout, "1 file(s)") {
+		t.Fatalf("undo --force once the symlink is gone: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(work, "dir", "a.txt")); string(b) != "one\n" {
+		t.Errorf("dir/a.txt = %q", b)
+	}
+}

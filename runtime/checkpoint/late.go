@@ -2,8 +2,6 @@ package checkpoint
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -24,11 +22,17 @@ const lateRef = "/late"
 // before any tool of the turn ran is not the turn's.
 func (t *Turn) ToolDone() { t.toolsDone = time.Now() }
 
-// late lists the changed paths whose files changed after the turn's tools.
+// late lists the changed paths whose files changed after the turn's
+// tools. When the workspace cannot be looked at, every path is: the safe
+// side, a conflict.
 func (t *Turn) late(changes []Change) []string {
+	w, err := openWorkTree(t.repo.g.work)
+	if w != nil {
+		defer w.Close()
+	}
 	var late []string
 	for _, c := range changes {
-		if t.changedSince(c.Path, t.toolsDone) {
+		if err != nil || w.changedSince(c.Path, t.toolsDone) {
 			late = append(late, c.Path)
 		}
 	}
@@ -36,19 +40,14 @@ func (t *Turn) late(changes []Change) []string {
 }
 
 // changedSince reports whether path changed after at. A path that is gone
-// has no ctime of its own: its nearest directory still there changed when
-// it was removed, so that directory's ctime stands for it (another file
-// created there since makes it late too, the safe side: a conflict).
-func (t *Turn) changedSince(path string, at time.Time) bool {
-	for p := path; ; p = filepath.Dir(p) {
-		info, err := os.Lstat(filepath.Join(t.repo.g.work, p))
-		if err == nil {
-			return changeTime(info).After(at)
-		}
-		if p == "." || p == string(filepath.Separator) {
-			return false
-		}
-	}
+// has no ctime of its own: what stands for it does, the parent on its way
+// that is no longer a directory (put there when it went), else its nearest
+// directory still there, which changed when it was removed (another file
+// created there since makes it late too, the safe side: a conflict). No
+// symlink is followed: a file beyond one is not the workspace's.
+func (w *workTree) changedSince(path string, at time.Time) bool {
+	when, err := w.changedAt(path)
+	return err != nil || when.After(at)
 }
 
 // storeLate keeps paths as the blob a turn's late ref names.

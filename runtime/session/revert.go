@@ -11,8 +11,11 @@ import (
 // and the model's history is cut back to before turnID's prompt. A file
 // changed since by someone else is a conflict: without force nothing is
 // written, the conflicts are returned and the turns stay revertable;
-// with force those files are restored too. Refused while a turn runs. A
-// revert cut short (a crash) can be run again to finish.
+// with force those files are restored too. A file that cannot be restored
+// without reaching more than itself (through a symlink, over a directory
+// holding files) is a conflict even with force. The turns are reverted
+// only when no conflict is left. Refused while a turn runs. A revert cut
+// short (a crash) can be run again to finish.
 func (s *Session) RevertTurn(turnID string, force bool) (RevertResult, error) {
 	s.mu.Lock()
 	if s.closed {
@@ -52,8 +55,8 @@ func (s *Session) RevertTurn(turnID string, force bool) (RevertResult, error) {
 	for _, c := range out.Conflicts {
 		res.Conflicts = append(res.Conflicts, RevertConflict{Path: c.Path, Diff: c.Diff})
 	}
-	if len(res.Conflicts) > 0 && !force {
-		return res, nil
+	if len(res.Conflicts) > 0 {
+		return res, nil // the turns stay revertable: a revert again finishes them
 	}
 	s.cutTurnsLocked(turnID, ids)
 	return res, s.emitLocked(TurnReverted{TurnID: turnID, TurnIDs: ids})

@@ -1,0 +1,198 @@
+package checkpoint
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// What a path of the workspace holds now, as a revert and a turn's late
+// check see it: found by workTree's walk, so never beyond a symlink, and
+// read only when it is a regular file.
+
+// kind is what a path holds, as far as a revert is concerned.
+type kind int
+
+const (
+	absent kind = iota
+	regular
+	symlink
+	directory
+	special    // a named pipe, socket or device: never opened
+	blocked    // a name on the way is not a directory: git sees no file here
+	unreadable // there, but could not be read
+)
+
+// onDisk is what a path holds now.
+type onDisk struct {
+	kind  kind
+	entry *Entry // regular and symlink: as git would store it
+	// what says what is there, or for blocked what is in the way (a
+	// parent's path and what it is), or for unreadable why.
+	what string
+}
+
+// file is the path as an entry for comparing with a tree's (nil where no
+// file is: a directory, or beyond something that is not a directory).
+func (d onDisk) file() *Entry {
+	switch d.kind {
+	case regular, symlink:
+		return d.entry
+	case special, unreadable:
+		return &Entry{Mode: "none"} // matches no tree's entry
+	}
+	return nil
+}
+
+// describe names a file mode for a reason a person reads.
+func describe(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsRegular():
+		return "a file"
+	}
+	return "not a file"
+}
+
+// changedAt is the inode change time of path, or of what stands for it
+// where it is gone (see Turn.late).
+func (w *workTree) changedAt(path string) (time.Time, error) {
+	d, err := w.root.OpenRoot(".")
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer func() { d.Close() }()
+	here, err := d.Stat(".")
+	if err != nil {
+		return time.Time{}, err
+	}
+	names := strings.Split(path, "/")
+	last := len(names) - 1
+	for _, name := range names[:last] {
+		info, err := d.Lstat(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return changeTime(here), nil
+		}
+		if err != nil {
+			return time.Time{}, err
+		}
+		if !info.IsDir() {
+			return changeTime(info), nil
+		}
+		next, err := enter(d, name, false)
+		if err != nil {
+			return time.Time{}, err
+		}
+		d.Close()
+		d, here = next, info
+	}
+	info, err := d.Lstat(names[last])
+	if errors.Is(err, fs.ErrNotExist) {
+		return changeTime(here), nil
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	return changeTime(info), nil
+}
+
+// look reports what path holds now, hashed as git hashes a blob.
+func (w *workTree) look(path string) onDisk {
+	now, _ := w.read(path, false)
+	return now
+}
+
+// read is look, and with keep also the content (a file's bytes, a
+// symlink's target) for a conflict's diff.
+func (w *workTree) read(path string, keep bool) (onDisk, []byte) {
+	d, name, err := w.parent(path, false)
+	var blk *errBlocked
+	switch {
+	case errors.As(err, &blk):
+		return onDisk{kind: blocked, what: blk.Error()}, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return onDisk{kind: absent}, nil
+	case err != nil:
+		return onDisk{kind: unreadable, what: err.Error()}, nil
+	}
+	defer d.Close()
+	info, err := d.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return onDisk{kind: absent}, nil
+	}
+	if err != nil {
+		return onDisk{kind: unreadable, what: err.Error()}, nil
+	}
+	mode := info.Mode()
+	switch {
+	case mode.IsDir():
+		return onDisk{kind: directory, what: "a directory"}, nil
+	case mode&fs.ModeSymlink != 0:
+		target, err := d.Readlink(name)
+		if err != nil {
+			return onDisk{kind: unreadable, what: err.Error()}, nil
+		}
+		return onDisk{kind: symlink, entry: &Entry{Mode: modeSymlink, Hash: blobHash([]byte(target))}}, kept([]byte(target), keep)
+	case !mode.IsRegular():
+		return onDisk{kind: special, what: describe(mode)}, nil
+	}
+	data, err := readRegular(d, name, info)
+	if err != nil {
+		return onDisk{kind: unreadable, what: err.Error()}, nil
+	}
+	e := &Entry{Mode: "100644", Hash: blobHash(data)}
+	if mode&0o111 != 0 {
+		e.Mode = modeExecutable
+	}
+	return onDisk{kind: regular, entry: e}, kept(data, keep)
+}
+
+func kept(data []byte, keep bool) []byte {
+	if keep {
+		return data
+	}
+	return nil
+}
+
+// readRegular reads the regular file name in d that info describes. It
+// opens without waiting (a named pipe swapped in after the Lstat would
+// block the open) and makes sure it read that very file.
+func readRegular(d *os.Root, name string, info fs.FileInfo) ([]byte, error) {
+	f, err := d.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if now, err := f.Stat(); err != nil || !os.SameFile(info, now) {
+		return nil, errors.New("it changed while being read")
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// blobHash is the id git gives data as a blob.
+func blobHash(data []byte) string {
+	h := sha1.New()
+	io.WriteString(h, "blob "+strconv.Itoa(len(data))+"\x00")
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
