@@ -8,9 +8,11 @@
 // addressed storage that copies an unchanged file once, an index whose stat
 // cache makes a snapshot of a large workspace cost a walk rather than a
 // read, and the workspace's .gitignore files (node_modules and build output
-// are not copied). The user's .git is never read or written: every git
-// process gets GIT_DIR and GIT_WORK_TREE, no system or global config, no
-// hooks and no line-ending conversion.
+// are not copied). The user's .git is never written, and its config is
+// never read: every git process gets GIT_DIR and GIT_WORK_TREE, the fixed
+// configuration below and no other, and the attributes of attributes.go,
+// which outrank the workspace's .gitattributes. Nested repositories are
+// left out of snapshots (snapshot.go), so git never runs inside one.
 package checkpoint
 
 import (
@@ -24,14 +26,37 @@ import (
 )
 
 // gitConfig pins every setting that could make a snapshot differ from the
-// bytes on disk or run user code, whatever the environment holds.
+// bytes on disk or run a program, whatever the environment holds. Besides
+// these, git reads only the shadow repository's own config, which git init
+// wrote and nothing else writes: env drops every GIT_* variable (so no
+// GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT or GIT_EXEC_PATH reaches git) and
+// the system and global config files. A work tree supplies no config (a
+// nested repository's is read only by a git running inside it, which
+// snapshot.go prevents), only attributes, which attributes.go overrides.
 var gitConfig = []string{
+	// Programs git could run: hooks, a file system monitor, a pager, an
+	// external diff (textconv and filter drivers need config, and
+	// attributes.go unsets the attributes that would pick them).
 	"-c", "core.hooksPath=/dev/null",
+	"-c", "core.fsmonitor=false",
+	"-c", "core.pager=cat",
+	"-c", "diff.external=",
+	"-c", "protocol.allow=never",
+	// Bytes in, bytes out: no line-ending conversion (attributes.go does
+	// the same for .gitattributes), no attributes file besides ours.
 	"-c", "core.autocrlf=false",
 	"-c", "core.safecrlf=false",
 	"-c", "core.eol=lf",
+	"-c", "core.attributesFile=/dev/null",
 	"-c", "core.symlinks=true",
-	"-c", "core.fsmonitor=false",
+	// Nested repositories: a gitlink's diff is its commit, never a log
+	// read from the nested repository.
+	"-c", "diff.submodule=short",
+	"-c", "submodule.recurse=false",
+	// One plain index file of ours: a split or sparse one keeps parts of
+	// itself elsewhere.
+	"-c", "core.splitIndex=false",
+	"-c", "index.sparse=false",
 	"-c", "core.quotepath=false",
 	"-c", "core.untrackedCache=true",
 	"-c", "index.version=4", // a smaller index to read and write per snapshot
@@ -43,7 +68,6 @@ var gitConfig = []string{
 	"-c", "core.looseCompression=1",
 	"-c", "maintenance.auto=false",
 	"-c", "advice.addEmbeddedRepo=false",
-	"-c", "diff.external=",
 	"-c", "diff.noprefix=false",
 	"-c", "color.ui=false",
 }
@@ -67,6 +91,7 @@ func (g git) env() []string {
 		"GIT_DIR="+g.gitDir,
 		"GIT_WORK_TREE="+g.work,
 		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_ATTR_NOSYSTEM=1",
 		"GIT_CONFIG_GLOBAL=/dev/null",
 		"GIT_TERMINAL_PROMPT=0",
 		"GIT_NO_REPLACE_OBJECTS=1",
