@@ -192,7 +192,7 @@ func (r *Repo) Changes(ctx context.Context, before, after string) ([]Change, err
 // Diff is the unified diff of path from before to after, cut at
 // maxBytes with a line saying so.
 func (r *Repo) Diff(ctx context.Context, before, after, path string, maxBytes int) (string, error) {
-	out, err := r.g.run(ctx, nil, "diff", "--no-color", "--no-ext-diff", "--no-renames", before, after, "--", path)
+	out, err := r.g.run(ctx, nil, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", before, after, "--", path)
 	if err != nil {
 		return "", err
 	}
@@ -211,7 +211,7 @@ func (r *Repo) DiffBlobs(ctx context.Context, from, to, path string, maxBytes in
 			return "", err
 		}
 	}
-	out, err := r.g.run(ctx, nil, "diff", "--no-color", "--no-ext-diff", from, to)
+	out, err := r.g.run(ctx, nil, "diff", "--no-color", "--no-ext-diff", "--no-textconv", from, to)
 	if err != nil {
 		return "", err
 	}
