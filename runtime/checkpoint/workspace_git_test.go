@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -217,5 +218,22 @@ func TestATurnIdIsNotAPattern(t *testing.T) {
 	}
 	if _, err := f.repo.Begin(ctx, "turn-*", true); err == nil {
 		t.Error("a checkpoint was begun for the id turn-*")
+	}
+}
+
+// A workspace whose .git/index is a named pipe (a shell command can make
+// one) neither blocks a snapshot, which would wait for a writer for ever
+// (this test then hangs until go test's timeout), nor loses it.
+func TestAUserIndexThatIsAFifoDoesNotBlockASnapshot(t *testing.T) {
+	f := newFixture(t)
+	f.write("a.txt", "one\n")
+	if err := os.MkdirAll(filepath.Join(f.ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(f.ws, ".git", "index"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if changes := f.turn("t1", nil, func() { f.write("a.txt", "two\n") }); len(changes) != 1 || changes[0].Path != "a.txt" {
+		t.Fatalf("changes = %+v", changes)
 	}
 }
