@@ -115,14 +115,21 @@ func (g git) command(ctx context.Context, args ...string) *exec.Cmd {
 
 // run returns the command's stdout; its stderr is in the error.
 func (g git) run(ctx context.Context, stdin io.Reader, args ...string) ([]byte, error) {
+	stdout, _, err := g.output(ctx, stdin, args...)
+	return stdout, err
+}
+
+// output is run that also returns what git said on stderr when it
+// succeeded (warnings).
+func (g git) output(ctx context.Context, stdin io.Reader, args ...string) (stdout, stderr []byte, err error) {
 	cmd := g.command(ctx, args...)
 	cmd.Stdin = stdin
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+		return nil, nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(errOut.String()))
 	}
-	return stdout.Bytes(), nil
+	return out.Bytes(), errOut.Bytes(), nil
 }
 
 // withIndex is g using a separate index file.

@@ -17,14 +17,17 @@ import (
 // that git reads the nested repository's own config and .gitattributes,
 // so its clean filter, fsmonitor or any program its config names would
 // run, unasked. Gitlinks are dropped from the index before each tree is
-// written, so no git add ever finds one. (Checkpoints never restored
-// nested repositories anyway; their files were never in a snapshot.)
+// written, so no git add ever finds one. git add warns of each one it
+// adds (and says nothing when it adds none), so the index is listed only
+// after a git add that said something. (Checkpoints never restored nested
+// repositories anyway; their files were never in a snapshot.)
 //
 // A file the user's own repository tracks is kept although a .gitignore
 // pattern matches it (see userindex.go): git add -A leaves it out of a
 // new snapshot, so a shell change to it would be missing from the turn's
-// changes and could not be undone. Once in the index, git add keeps it
-// up to date like any tracked file.
+// changes and could not be undone. Those files are found by listing the
+// index whenever the user's index changed, and added by name to every
+// snapshot.
 
 // Snapshot stores the whole workspace (ignored files left out, unless the
 // user's repository tracks them) and returns its tree. A file that cannot
@@ -34,23 +37,29 @@ import (
 func (r *Repo) Snapshot(ctx context.Context) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	_, addErr := r.g.run(ctx, nil, "add", "-A", "--ignore-errors", "--", ".")
+	_, warned, addErr := r.g.output(ctx, nil, "add", "-A", "--ignore-errors", "--", ".")
 	if fatal(addErr) {
 		return "", addErr
 	}
-	indexed, err := r.settleIndex(ctx)
-	if err != nil {
-		return "", errors.Join(addErr, err)
+	changed, userErr := r.user.refresh(ctx, r.g)
+	if len(warned) > 0 || addErr != nil || changed {
+		indexed, err := r.settleIndex(ctx)
+		if err != nil {
+			return "", errors.Join(addErr, err)
+		}
+		if changed {
+			r.user.untracked(indexed)
+		}
 	}
-	trackedErr := r.addUserTracked(ctx, indexed)
+	trackedErr := r.addUserTracked(ctx)
 	if fatal(trackedErr) {
 		return "", errors.Join(addErr, trackedErr)
 	}
 	out, err := r.g.run(ctx, nil, "write-tree")
 	if err != nil {
-		return "", errors.Join(addErr, trackedErr, err)
+		return "", errors.Join(addErr, userErr, trackedErr, err)
 	}
-	return strings.TrimSpace(string(out)), errors.Join(addErr, trackedErr)
+	return strings.TrimSpace(string(out)), errors.Join(addErr, userErr, trackedErr)
 }
 
 // settleIndex drops the index's gitlinks and returns the paths it holds.
@@ -94,26 +103,24 @@ func (r *Repo) removeFromIndex(ctx context.Context, paths []string) error {
 	return err
 }
 
-// addUserTracked adds the files the user's repository tracks that are in
-// the workspace but not in the index: those a .gitignore pattern matches.
-func (r *Repo) addUserTracked(ctx context.Context, indexed map[string]bool) error {
-	tracked, err := r.user.tracked(ctx, r.g)
-	var missing []string
-	for _, p := range tracked {
-		if indexed[p] {
-			continue
-		}
+// addUserTracked adds the files the user's repository tracks that the
+// index lacked when last listed (those a .gitignore pattern matches) and
+// that are in the workspace now. Once added, git add finds them unchanged
+// by their stat data.
+func (r *Repo) addUserTracked(ctx context.Context) error {
+	var present []string
+	for _, p := range r.user.extra {
 		if info, err := os.Lstat(filepath.Join(r.g.work, p)); err == nil && (info.Mode().IsRegular() || info.Mode()&os.ModeSymlink != 0) {
-			missing = append(missing, p)
+			present = append(present, p)
 		}
 	}
-	if len(missing) == 0 {
-		return err
+	if len(present) == 0 {
+		return nil
 	}
 	// A path inside a nested repository is not added (git add says
 	// nothing of it); the pathspecs are literal (GIT_LITERAL_PATHSPECS).
-	_, addErr := r.g.run(ctx, nulList(missing), "add", "-f", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
-	return errors.Join(err, addErr)
+	_, err := r.g.run(ctx, nulList(present), "add", "-f", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
+	return err
 }
 
 // nulList is paths as NUL-terminated input.

@@ -29,11 +29,92 @@ const MaxUserIndexBytes = 64 << 20
 // written. The list is read again only when the index file changes.
 // Guarded by Repo.mu (Snapshot's lock).
 type userIndex struct {
-	path    string // the index file; "" until looked for
-	prefix  string // the workspace relative to the user's work tree, "" or "dir/"
+	path   string // the index file; "" until looked for
+	prefix string // the workspace relative to the user's work tree, "" or "dir/"
+	stamp  indexStamp
+	paths  []string // the workspace's paths it tracks
+	// extra are the paths that the shadow index lacked when last listed:
+	// the ones each snapshot adds by name.
+	extra []string
+}
+
+// indexStamp tells whether the user's index file changed.
+type indexStamp struct {
+	read    bool // paths are what the file described by the rest holds
 	size    int64
 	modTime time.Time
-	paths   []string
+}
+
+// refresh reads the workspace's paths the user's index tracks again when
+// the index file changed (nil when the workspace is in no repository, or
+// the file cannot be read: the error says why); changed reports whether
+// they may differ from the last ones, so extra must be worked out again.
+func (u *userIndex) refresh(ctx context.Context, g git) (changed bool, err error) {
+	was := u.stamp
+	paths, stamp, err := u.read(ctx, g, was)
+	if err != nil || stamp != was || !was.read {
+		u.paths = paths
+		changed = true
+	}
+	u.stamp = stamp
+	return changed, err
+}
+
+// untracked sets extra: the user's paths that indexed lacks.
+func (u *userIndex) untracked(indexed map[string]bool) {
+	u.extra = nil
+	for _, p := range u.paths {
+		if !indexed[p] {
+			u.extra = append(u.extra, p)
+		}
+	}
+}
+
+// read lists the user's index when it differs from was; when it does
+// not, it returns was and no paths (the caller keeps its own).
+func (u *userIndex) read(ctx context.Context, g git, was indexStamp) ([]string, indexStamp, error) {
+	if u.path == "" {
+		u.path, u.prefix = findUserIndex(g.work)
+	}
+	if u.path == "" {
+		return nil, indexStamp{read: true}, nil
+	}
+	file, info, err := regfile.Open(u.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, indexStamp{read: true}, nil // a repository with no index yet
+	}
+	if err != nil {
+		return nil, indexStamp{}, fmt.Errorf("read the files your repository tracks (%s): %w", u.path, err)
+	}
+	defer file.Close()
+	stamp := indexStamp{read: true, size: info.Size(), modTime: info.ModTime()}
+	if stamp == was {
+		return nil, was, nil
+	}
+	data, truncated, err := regfile.ReadAll(file, MaxUserIndexBytes)
+	if err == nil && truncated {
+		err = &regfile.TooLargeError{Max: MaxUserIndexBytes}
+	}
+	if err != nil {
+		return nil, indexStamp{}, fmt.Errorf("read the files your repository tracks (%s): %w", u.path, err)
+	}
+	out, err := listIndex(ctx, g, data)
+	if err != nil {
+		// A split index keeps entries beside the user's index, which the
+		// copy lacks: the snapshot goes on without them.
+		return nil, indexStamp{}, fmt.Errorf("read the files your repository tracks (%s): %w", u.path, err)
+	}
+	var paths []string
+	var last string
+	for _, p := range splitZ(out) {
+		rel, ok := strings.CutPrefix(p, u.prefix)
+		if !ok || rel == last { // another directory's, or a conflict's next stage
+			continue
+		}
+		last = rel
+		paths = append(paths, rel)
+	}
+	return paths, stamp, nil
 }
 
 // maxGitFileBytes bounds a worktree's .git file, which holds one
@@ -43,51 +124,6 @@ const maxGitFileBytes = 4096
 // userIndexCopy is the copy of the user's index inside the shadow
 // repository's git directory, there only while it is listed.
 const userIndexCopy = "index.user"
-
-// tracked returns the workspace's paths the user's index holds, relative
-// to the workspace; nil when the workspace is in no repository.
-func (u *userIndex) tracked(ctx context.Context, g git) ([]string, error) {
-	if u.path == "" {
-		u.path, u.prefix = findUserIndex(g.work)
-	}
-	file, info, err := regfile.Open(u.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		u.paths = nil
-		return nil, nil // no repository, or one with no index yet
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read the files your repository tracks (%s): %w", u.path, err)
-	}
-	defer file.Close()
-	if info.Size() == u.size && info.ModTime().Equal(u.modTime) && u.paths != nil {
-		return u.paths, nil
-	}
-	data, truncated, err := regfile.ReadAll(file, MaxUserIndexBytes)
-	if err == nil && truncated {
-		err = &regfile.TooLargeError{Max: MaxUserIndexBytes}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read the files your repository tracks (%s): %w", u.path, err)
-	}
-	out, err := listIndex(ctx, g, data)
-	if err != nil {
-		// A split index keeps entries beside the user's index, which the
-		// copy lacks: the snapshot goes on without them.
-		return nil, fmt.Errorf("read the files your repository tracks (%s): %w", u.path, err)
-	}
-	u.paths = u.paths[:0:0]
-	var last string
-	for _, p := range splitZ(out) {
-		rel, ok := strings.CutPrefix(p, u.prefix)
-		if !ok || rel == last { // another directory's, or a conflict's next stage
-			continue
-		}
-		last = rel
-		u.paths = append(u.paths, rel)
-	}
-	u.size, u.modTime = info.Size(), info.ModTime()
-	return u.paths, nil
-}
 
 // listIndex lists the paths of an index file's bytes.
 func listIndex(ctx context.Context, g git, data []byte) ([]byte, error) {

@@ -194,6 +194,19 @@ func TestAFileTheUsersGitTracksIsNeverIgnored(t *testing.T) {
 	if s, _ := f.read("build/pinned.txt"); s != "pinned\n" {
 		t.Errorf("build/pinned.txt = %q", s)
 	}
+	// Removed by one turn and made again by another, the user's index
+	// unchanged between them: still kept.
+	only := func(changes []Change, path string) {
+		t.Helper()
+		if len(changes) != 1 || changes[0].Path != path {
+			t.Fatalf("changes = %+v; want %s", changes, path)
+		}
+	}
+	only(f.turn("t2", nil, func() { os.Remove(filepath.Join(f.ws, "keep.env")) }), "keep.env")
+	only(f.turn("t3", nil, func() { f.write("keep.env", "KEY=three\n") }), "keep.env")
+	// A file the user starts tracking during the session.
+	userGit(t, f.ws, "-c", "filter.evil.clean=cat", "-c", "filter.evil.process=", "-c", "core.fsmonitor=false", "add", "-f", "other.env")
+	only(f.turn("t4", nil, func() { f.write("other.env", "tracked now\n") }), "other.env")
 	assertNotRun(t, marker)
 }
 
