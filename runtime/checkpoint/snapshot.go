@@ -51,10 +51,7 @@ func (r *Repo) Snapshot(ctx context.Context) (string, error) {
 			r.user.untracked(indexed)
 		}
 	}
-	trackedErr := r.addUserTracked(ctx)
-	if fatal(trackedErr) {
-		return "", errors.Join(addErr, trackedErr)
-	}
+	trackedErr := r.addUserTracked(ctx) // on failure the index is as git add left it
 	out, err := r.g.run(ctx, nil, "write-tree")
 	if err != nil {
 		return "", errors.Join(addErr, userErr, trackedErr, err)
@@ -117,9 +114,11 @@ func (r *Repo) addUserTracked(ctx context.Context) error {
 	if len(present) == 0 {
 		return nil
 	}
-	// A path inside a nested repository is not added (git add says
-	// nothing of it); the pathspecs are literal (GIT_LITERAL_PATHSPECS).
-	_, err := r.g.run(ctx, nulList(present), "add", "-f", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
+	// update-index takes each path as a name (git add would match every
+	// one as a pathspec against every entry: quadratic in a committed
+	// dependency tree), hashes only those whose stat data changed, and
+	// writes the index only if every path could be read.
+	_, err := r.g.run(ctx, nulList(present), "update-index", "--add", "-z", "--stdin")
 	return err
 }
 
