@@ -250,3 +250,36 @@ func TestAUserIndexThatIsAFifoDoesNotBlockASnapshot(t *testing.T) {
 		t.Fatalf("changes = %+v", changes)
 	}
 }
+
+// A model whose edit rule lets it write a vendored repository's
+// .git/config adds a clean filter there: later snapshots never run it.
+func TestAFilterAModelWritesIntoANestedRepositorysConfigNeverRuns(t *testing.T) {
+	f := newFixture(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	nested := filepath.Join(f.ws, "vendor", "x")
+	f.write("vendor/x/b.txt", "b\n")
+	f.write("vendor/x/.gitattributes", "* filter=evil\n")
+	f.write("a.txt", "one\n")
+	userGit(t, nested, "init", "-q")
+	userGit(t, nested, "add", ".")
+	userGit(t, nested, "commit", "-qm", "vendored")
+	config, err := os.ReadFile(filepath.Join(nested, ".git", "config"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.turn("t1", []string{"a.txt"}, func() {
+		f.write("a.txt", "two\n")
+		f.write("vendor/x/.git/config", string(config)+"[filter \"evil\"]\n\tclean = "+trap(marker)+"\n[core]\n\tfsmonitor = "+trap(marker)+"\n")
+	})
+	f.turn("t2", nil, func() {
+		f.write("a.txt", "three\n")
+		f.write("vendor/x/b.txt", "b\n")
+	})
+	if out := f.revert(false, "t1", "t2"); len(out.Conflicts) != 0 {
+		t.Fatalf("revert = %+v", out)
+	}
+	if got, _ := f.read("a.txt"); got != "one\n" {
+		t.Errorf("a.txt = %q", got)
+	}
+	assertNotRun(t, marker)
+}
