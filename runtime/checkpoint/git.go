@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 )
 
 // gitConfig pins every setting that could make a snapshot differ from the
@@ -72,11 +73,20 @@ var gitConfig = []string{
 	"-c", "color.ui=false",
 }
 
+// MaxGitWait bounds one git command of a checkpoint. Git opens every
+// .gitignore and .gitattributes it meets by name, and the open of a named
+// pipe waits for a writer for ever (nothing in git's config avoids it),
+// as does a read on a stalled file system: without a bound, the turn's
+// checkpoint, and the session's queue behind it, would wait with it. The
+// first snapshot of a workspace at checkpoints.max_bytes takes seconds.
+const MaxGitWait = 10 * time.Minute
+
 // git runs one git command against the shadow repository.
 type git struct {
-	gitDir string
-	work   string
-	index  string // GIT_INDEX_FILE; empty: the repository's own
+	gitDir  string
+	work    string
+	index   string        // GIT_INDEX_FILE; empty: the repository's own
+	maxWait time.Duration // 0: MaxGitWait (tests shorten it)
 }
 
 func (g git) env() []string {
@@ -122,11 +132,20 @@ func (g git) run(ctx context.Context, stdin io.Reader, args ...string) ([]byte, 
 // output is run that also returns what git said on stderr when it
 // succeeded (warnings).
 func (g git) output(ctx context.Context, stdin io.Reader, args ...string) (stdout, stderr []byte, err error) {
-	cmd := g.command(ctx, args...)
+	wait := g.maxWait
+	if wait == 0 {
+		wait = MaxGitWait
+	}
+	bounded, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	cmd := g.command(bounded, args...)
 	cmd.Stdin = stdin
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() == nil && bounded.Err() != nil {
+			return nil, nil, fmt.Errorf("git %s did not finish within %v and was stopped (a named pipe called .gitignore or .gitattributes in the workspace, or a stalled file system, keeps git waiting): %w", args[0], wait, err)
+		}
 		return nil, nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(errOut.String()))
 	}
 	return out.Bytes(), errOut.Bytes(), nil

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -282,4 +283,22 @@ func TestAFilterAModelWritesIntoANestedRepositorysConfigNeverRuns(t *testing.T) 
 		t.Errorf("a.txt = %q", got)
 	}
 	assertNotRun(t, marker)
+}
+
+// A named pipe called .gitignore or .gitattributes (a shell command can
+// make one) blocks git's open of it for ever: a snapshot waits at most
+// its bound, then fails saying why, and git is gone.
+func TestANamedPipeGitWouldWaitOnFailsTheSnapshotAtItsBound(t *testing.T) {
+	for _, name := range []string{".gitignore", "sub/.gitattributes"} {
+		f := newFixture(t)
+		f.repo.g.maxWait = time.Second // the default is minutes
+		f.write("sub/a.txt", "one\n")
+		if err := syscall.Mkfifo(filepath.Join(f.ws, name), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		tree, err := f.repo.Snapshot(context.Background())
+		if tree != "" || err == nil || !strings.Contains(err.Error(), "did not finish within") {
+			t.Fatalf("%s: snapshot = %q, %v", name, tree, err)
+		}
+	}
 }
