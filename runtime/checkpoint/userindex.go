@@ -38,9 +38,11 @@ type userIndex struct {
 	extra []string
 }
 
-// indexStamp tells whether the user's index file changed.
+// indexStamp tells whether the user's index file changed since it was
+// last read, or last failed to be read (failed: the error was said then).
 type indexStamp struct {
-	read    bool // paths are what the file described by the rest holds
+	read    bool
+	failed  bool
 	size    int64
 	modTime time.Time
 }
@@ -50,13 +52,10 @@ type indexStamp struct {
 // the file cannot be read: the error says why); changed reports whether
 // they may differ from the last ones, so extra must be worked out again.
 func (u *userIndex) refresh(ctx context.Context, g git) (changed bool, err error) {
-	was := u.stamp
-	paths, stamp, err := u.read(ctx, g, was)
-	if err != nil || stamp != was || !was.read {
-		u.paths = paths
-		changed = true
+	paths, stamp, err := u.read(ctx, g, u.stamp)
+	if stamp != u.stamp {
+		u.paths, u.stamp, changed = paths, stamp, true
 	}
-	u.stamp = stamp
 	return changed, err
 }
 
@@ -76,33 +75,39 @@ func (u *userIndex) read(ctx context.Context, g git, was indexStamp) ([]string, 
 	if u.path == "" {
 		u.path, u.prefix = findUserIndex(g.work)
 	}
+	none := indexStamp{read: true}
 	if u.path == "" {
-		return nil, indexStamp{read: true}, nil
+		return nil, none, nil
 	}
 	file, info, err := regfile.Open(u.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, indexStamp{read: true}, nil // a repository with no index yet
+		return nil, none, nil // a repository with no index yet
 	}
 	if err != nil {
-		return nil, indexStamp{}, fmt.Errorf("read the files your repository tracks (%s): %w", u.path, err)
+		return nil, indexStamp{read: true, failed: true}, u.readError(err)
 	}
 	defer file.Close()
 	stamp := indexStamp{read: true, size: info.Size(), modTime: info.ModTime()}
 	if stamp == was {
 		return nil, was, nil
 	}
+	failed := stamp
+	failed.failed = true
+	if failed == was {
+		return nil, was, nil // the same file failed before
+	}
 	data, truncated, err := regfile.ReadAll(file, MaxUserIndexBytes)
 	if err == nil && truncated {
 		err = &regfile.TooLargeError{Max: MaxUserIndexBytes}
 	}
 	if err != nil {
-		return nil, indexStamp{}, fmt.Errorf("read the files your repository tracks (%s): %w", u.path, err)
+		return nil, failed, u.readError(err)
 	}
 	out, err := listIndex(ctx, g, data)
 	if err != nil {
 		// A split index keeps entries beside the user's index, which the
 		// copy lacks: the snapshot goes on without them.
-		return nil, indexStamp{}, fmt.Errorf("read the files your repository tracks (%s): %w", u.path, err)
+		return nil, failed, u.readError(err)
 	}
 	var paths []string
 	var last string
@@ -115,6 +120,10 @@ func (u *userIndex) read(ctx context.Context, g git, was indexStamp) ([]string, 
 		paths = append(paths, rel)
 	}
 	return paths, stamp, nil
+}
+
+func (u *userIndex) readError(err error) error {
+	return fmt.Errorf("read the files your repository tracks (%s): %w", u.path, err)
 }
 
 // maxGitFileBytes bounds a worktree's .git file, which holds one
