@@ -8,9 +8,11 @@
 // addressed storage that copies an unchanged file once, an index whose stat
 // cache makes a snapshot of a large workspace cost a walk rather than a
 // read, and the workspace's .gitignore files (node_modules and build output
-// are not copied). The user's .git is never read or written: every git
-// process gets GIT_DIR and GIT_WORK_TREE, no system or global config, no
-// hooks and no line-ending conversion.
+// are not copied). The user's .git is never written, and its config is
+// never read: every git process gets GIT_DIR and GIT_WORK_TREE, the fixed
+// configuration below and no other, and the attributes of attributes.go,
+// which outrank the workspace's .gitattributes. Nested repositories are
+// left out of snapshots (snapshot.go), so git never runs inside one.
 package checkpoint
 
 import (
@@ -21,17 +23,41 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 )
 
 // gitConfig pins every setting that could make a snapshot differ from the
-// bytes on disk or run user code, whatever the environment holds.
+// bytes on disk or run a program, whatever the environment holds. Besides
+// these, git reads only the shadow repository's own config, which git init
+// wrote and nothing else writes: env drops every GIT_* variable (so no
+// GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT or GIT_EXEC_PATH reaches git) and
+// the system and global config files. A work tree supplies no config (a
+// nested repository's is read only by a git running inside it, which
+// snapshot.go prevents), only attributes, which attributes.go overrides.
 var gitConfig = []string{
+	// Programs git could run: hooks, a file system monitor, a pager, an
+	// external diff (textconv and filter drivers need config, and
+	// attributes.go unsets the attributes that would pick them).
 	"-c", "core.hooksPath=/dev/null",
+	"-c", "core.fsmonitor=false",
+	"-c", "core.pager=cat",
+	"-c", "diff.external=",
+	"-c", "protocol.allow=never",
+	// Bytes in, bytes out: no line-ending conversion (attributes.go does
+	// the same for .gitattributes), no attributes file besides ours.
 	"-c", "core.autocrlf=false",
 	"-c", "core.safecrlf=false",
 	"-c", "core.eol=lf",
+	"-c", "core.attributesFile=/dev/null",
 	"-c", "core.symlinks=true",
-	"-c", "core.fsmonitor=false",
+	// Nested repositories: a gitlink's diff is its commit, never a log
+	// read from the nested repository.
+	"-c", "diff.submodule=short",
+	"-c", "submodule.recurse=false",
+	// One plain index file of ours: a split or sparse one keeps parts of
+	// itself elsewhere.
+	"-c", "core.splitIndex=false",
+	"-c", "index.sparse=false",
 	"-c", "core.quotepath=false",
 	"-c", "core.untrackedCache=true",
 	"-c", "index.version=4", // a smaller index to read and write per snapshot
@@ -43,16 +69,24 @@ var gitConfig = []string{
 	"-c", "core.looseCompression=1",
 	"-c", "maintenance.auto=false",
 	"-c", "advice.addEmbeddedRepo=false",
-	"-c", "diff.external=",
 	"-c", "diff.noprefix=false",
 	"-c", "color.ui=false",
 }
 
+// MaxGitWait bounds one git command of a checkpoint. Git opens every
+// .gitignore and .gitattributes it meets by name, and the open of a named
+// pipe waits for a writer for ever (nothing in git's config avoids it),
+// as does a read on a stalled file system: without a bound, the turn's
+// checkpoint, and the session's queue behind it, would wait with it. The
+// first snapshot of a workspace at checkpoints.max_bytes takes seconds.
+const MaxGitWait = 10 * time.Minute
+
 // git runs one git command against the shadow repository.
 type git struct {
-	gitDir string
-	work   string
-	index  string // GIT_INDEX_FILE; empty: the repository's own
+	gitDir  string
+	work    string
+	index   string        // GIT_INDEX_FILE; empty: the repository's own
+	maxWait time.Duration // 0: MaxGitWait (tests shorten it)
 }
 
 func (g git) env() []string {
@@ -67,6 +101,7 @@ func (g git) env() []string {
 		"GIT_DIR="+g.gitDir,
 		"GIT_WORK_TREE="+g.work,
 		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_ATTR_NOSYSTEM=1",
 		"GIT_CONFIG_GLOBAL=/dev/null",
 		"GIT_TERMINAL_PROMPT=0",
 		"GIT_NO_REPLACE_OBJECTS=1",
@@ -90,14 +125,30 @@ func (g git) command(ctx context.Context, args ...string) *exec.Cmd {
 
 // run returns the command's stdout; its stderr is in the error.
 func (g git) run(ctx context.Context, stdin io.Reader, args ...string) ([]byte, error) {
-	cmd := g.command(ctx, args...)
-	cmd.Stdin = stdin
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	stdout, _, err := g.output(ctx, stdin, args...)
+	return stdout, err
+}
+
+// output is run that also returns what git said on stderr when it
+// succeeded (warnings).
+func (g git) output(ctx context.Context, stdin io.Reader, args ...string) (stdout, stderr []byte, err error) {
+	wait := g.maxWait
+	if wait == 0 {
+		wait = MaxGitWait
 	}
-	return stdout.Bytes(), nil
+	bounded, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	cmd := g.command(bounded, args...)
+	cmd.Stdin = stdin
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() == nil && bounded.Err() != nil {
+			return nil, nil, fmt.Errorf("git %s did not finish within %v and was stopped (a named pipe called .gitignore or .gitattributes in the workspace, or a stalled file system, keeps git waiting): %w", args[0], wait, err)
+		}
+		return nil, nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(errOut.String()))
+	}
+	return out.Bytes(), errOut.Bytes(), nil
 }
 
 // withIndex is g using a separate index file.

@@ -37,9 +37,10 @@ func clearStaleLocks(gitDir string) error {
 	return nil
 }
 
-// fatal reports whether git died (exit status 128) rather than finishing
-// with some paths not added (exit status 1 under --ignore-errors).
+// fatal reports whether git died (exit status 128, or killed: see
+// MaxGitWait) rather than finishing with some paths not added (exit
+// status 1 under --ignore-errors).
 func fatal(err error) bool {
 	var exit *exec.ExitError
-	return errors.As(err, &exit) && exit.ExitCode() == 128
+	return errors.As(err, &exit) && (exit.ExitCode() == 128 || exit.ExitCode() == -1)
 }

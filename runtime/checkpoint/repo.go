@@ -22,6 +22,8 @@ type Repo struct {
 	dir string // $SCV_HOME/checkpoints/<session>
 	g   git
 	mu  sync.Mutex // one index writer at a time
+	// user is what the user's own repository tracks; guarded by mu.
+	user userIndex
 }
 
 // gitDirName is the shadow git directory inside a session's directory.
@@ -31,7 +33,16 @@ const gitDirName = "git"
 func open(ctx context.Context, dir, workspace string) (*Repo, error) {
 	r := &Repo{dir: dir, g: git{gitDir: filepath.Join(dir, gitDirName), work: workspace}}
 	if _, err := os.Stat(filepath.Join(r.g.gitDir, "HEAD")); err == nil {
-		return r, clearStaleLocks(r.g.gitDir)
+		if err := clearStaleLocks(r.g.gitDir); err != nil {
+			return nil, err
+		}
+		if err := pinAttributes(r.g.gitDir); err != nil {
+			return nil, err
+		}
+		// An index written before nested repositories were left out may
+		// hold gitlinks, which the next snapshot's git add would run git
+		// status in.
+		return r, r.dropGitlinks(ctx)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create checkpoint directory: %w", err)
@@ -39,7 +50,7 @@ func open(ctx context.Context, dir, workspace string) (*Repo, error) {
 	if _, err := r.g.run(ctx, nil, "init", "-q"); err != nil {
 		return nil, fmt.Errorf("create checkpoint repository in %s: %w", dir, err)
 	}
-	return r, nil
+	return r, pinAttributes(r.g.gitDir)
 }
 
 // Fresh reports whether no snapshot was taken yet (the index is absent):
@@ -64,24 +75,6 @@ func (r *Repo) PendingBytes(ctx context.Context) (int64, error) {
 		}
 	}
 	return n, nil
-}
-
-// Snapshot stores the whole workspace (ignored files left out) and returns
-// its tree. A file that cannot be read is left out rather than failing
-// the snapshot; the error says which. When git could not update the index
-// at all, there is no tree: the index's would be an older snapshot's.
-func (r *Repo) Snapshot(ctx context.Context) (string, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	_, addErr := r.g.run(ctx, nil, "add", "-A", "--ignore-errors", "--", ".")
-	if fatal(addErr) {
-		return "", addErr
-	}
-	out, err := r.g.run(ctx, nil, "write-tree")
-	if err != nil {
-		return "", errors.Join(addErr, err)
-	}
-	return strings.TrimSpace(string(out)), addErr
 }
 
 // Extend returns base with paths set to their content on disk now (or
@@ -199,7 +192,7 @@ func (r *Repo) Changes(ctx context.Context, before, after string) ([]Change, err
 // Diff is the unified diff of path from before to after, cut at
 // maxBytes with a line saying so.
 func (r *Repo) Diff(ctx context.Context, before, after, path string, maxBytes int) (string, error) {
-	out, err := r.g.run(ctx, nil, "diff", "--no-color", "--no-ext-diff", "--no-renames", before, after, "--", path)
+	out, err := r.g.run(ctx, nil, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", before, after, "--", path)
 	if err != nil {
 		return "", err
 	}
@@ -218,7 +211,7 @@ func (r *Repo) DiffBlobs(ctx context.Context, from, to, path string, maxBytes in
 			return "", err
 		}
 	}
-	out, err := r.g.run(ctx, nil, "diff", "--no-color", "--no-ext-diff", from, to)
+	out, err := r.g.run(ctx, nil, "diff", "--no-color", "--no-ext-diff", "--no-textconv", from, to)
 	if err != nil {
 		return "", err
 	}
@@ -244,31 +237,6 @@ func (r *Repo) Blob(ctx context.Context, hash string) ([]byte, error) {
 // now, kept so a conflict can be diffed).
 func (r *Repo) Store(ctx context.Context, data []byte) (string, error) {
 	out, err := r.g.run(ctx, bytes.NewReader(data), "hash-object", "-w", "--stdin")
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
-// SetRef points refs/scv/<name> at object.
-func (r *Repo) SetRef(ctx context.Context, name, object string) error {
-	_, err := r.g.run(ctx, nil, "update-ref", "refs/scv/"+name, object)
-	return err
-}
-
-// setRefs points several refs/scv/<name> at their objects in one git run.
-func (r *Repo) setRefs(ctx context.Context, refs map[string]string) error {
-	var in strings.Builder
-	for name, object := range refs {
-		fmt.Fprintf(&in, "update refs/scv/%s %s\n", name, object)
-	}
-	_, err := r.g.run(ctx, strings.NewReader(in.String()), "update-ref", "--stdin")
-	return err
-}
-
-// Ref returns what refs/scv/<name> points at, "" when it does not exist.
-func (r *Repo) Ref(ctx context.Context, name string) (string, error) {
-	out, err := r.g.run(ctx, nil, "for-each-ref", "--format=%(objectname)", "refs/scv/"+name)
 	if err != nil {
 		return "", err
 	}

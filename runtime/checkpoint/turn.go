@@ -26,6 +26,9 @@ type Turn struct {
 // Begin takes turn id's checkpoint: a whole snapshot when whole is set,
 // else an empty one that Touch fills path by path.
 func (r *Repo) Begin(ctx context.Context, id string, whole bool) (*Turn, error) {
+	if !ValidTurnID(id) {
+		return nil, fmt.Errorf("checkpoint before turn %q: not a turn id", id)
+	}
 	t := &Turn{repo: r, id: id, before: EmptyTree, whole: whole, toolsDone: time.Now()}
 	if whole {
 		tree, err := r.Snapshot(ctx)
@@ -104,8 +107,12 @@ func (t *Turn) Finish(ctx context.Context) ([]Change, error) {
 }
 
 // trees returns turn id's before and after trees; ok is false when the
-// turn changed nothing (or its checkpoints are gone).
+// turn changed nothing (or its checkpoints are gone), or id is no turn
+// id (refs.go).
 func (r *Repo) trees(ctx context.Context, id string) (before, after string, ok bool, err error) {
+	if !ValidTurnID(id) {
+		return "", "", false, nil
+	}
 	if before, err = r.Ref(ctx, id+"/before"); err != nil || before == "" {
 		return "", "", false, err
 	}

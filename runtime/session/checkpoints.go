@@ -242,6 +242,10 @@ func (s *Session) accountCheckpoints(whole bool, added int64) string {
 // TurnChanges returns what turn turnID changed, a diff per file; with
 // path only that file, with its texts before and after.
 func (s *Session) TurnChanges(turnID, path string) (TurnChangesResult, error) {
+	if !checkpoint.ValidTurnID(turnID) {
+		// A pattern or a path is never looked up (git would match it).
+		return TurnChangesResult{}, errorf(CodeTurnNotFound, "%q is not a turn id of session %s", turnID, s.id)
+	}
 	s.awaitCheckpoints()
 	repo, err := s.checkpointRepo(s.ctx, false)
 	if err != nil {
