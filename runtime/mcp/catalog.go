@@ -27,6 +27,18 @@ const (
 	MaxToolsPerServer = 1000
 	// MaxDescriptionBytes bounds one tool's description sent to the model.
 	MaxDescriptionBytes = 4 << 10
+	// MaxToolSchemaBytes bounds one tool's input schema: it goes into
+	// every model request. A tool over it is left out, named in the
+	// server's status.
+	MaxToolSchemaBytes = 64 << 10
+	// MaxServerCatalogBytes bounds the tools one server offers, names,
+	// descriptions and schemas together; the tools past it are left out,
+	// named in the server's status.
+	MaxServerCatalogBytes = 1 << 20
+	// MaxToolListPages bounds the pages of one tools/list; a server still
+	// paging past it offers the tools of the pages read, and its status
+	// says so.
+	MaxToolListPages = 100
 )
 
 // Tool is one tool of a ready server, as offered to the model.

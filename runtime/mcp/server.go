@@ -222,6 +222,7 @@ func (s *server) settle(ctx context.Context) error {
 func (s *server) toolsChanged(cs *sdk.ClientSession) {
 	s.mu.Lock()
 	s.refreshing++
+	s.broadcastLocked()
 	s.mu.Unlock()
 	started := s.m.goOwned(func() {
 		ctx, cancel := context.WithTimeout(s.m.ctx, s.startupTimeout())
@@ -269,4 +270,10 @@ func listTools(ctx context.Context, cs *sdk.ClientSession) ([]*sdk.Tool, error) 
 		}
 	}
 	return list, nil
+}
+
+func (s *server) refreshInFlight() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refreshing > 0
 }
