@@ -9,14 +9,3 @@ type Proc struct {
 	// Zombie: the process has exited and only waits to be reaped.
 	Zombie bool
 }
-
-// GroupAlive reports whether any process of group pgid is still running
-// (a zombie has already exited).
-func GroupAlive(pgid int) bool {
-	for _, p := range Scan() {
-		if p.Pgrp == pgid && !p.Zombie {
-			return true
-		}
-	}
-	return false
-}
