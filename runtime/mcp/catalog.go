@@ -66,8 +66,9 @@ func fullName(server, tool string) string {
 	if len(name) <= MaxToolNameBytes && b.String() == tool {
 		return name
 	}
-	// Cut or changed: a hash of the real name keeps distinct tools distinct.
-	sum := sha256.Sum256([]byte(tool))
+	// Cut or changed: a hash of the server and the real name keeps distinct
+	// tools distinct, even when the cut reached into the server's name.
+	sum := sha256.Sum256([]byte(server + "\x00" + tool))
 	suffix := "_" + hex.EncodeToString(sum[:4])
 	if len(name)+len(suffix) > MaxToolNameBytes {
 		name = name[:MaxToolNameBytes-len(suffix)]

@@ -50,6 +50,7 @@ type Manager struct {
 	ctx     context.Context // ends at Close; every connection derives from it
 	cancel  context.CancelFunc
 	servers []*server // sorted by name
+	routes  *routes   // the tool names the servers offer, to route calls
 
 	mu     sync.Mutex
 	closed bool
@@ -72,7 +73,7 @@ func Start(opts Options) *Manager {
 		opts.Env = os.Environ()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &Manager{opts: opts, ctx: ctx, cancel: cancel}
+	m := &Manager{opts: opts, ctx: ctx, cancel: cancel, routes: newRoutes()}
 	for name, cfg := range opts.Servers {
 		m.servers = append(m.servers, newServer(m, name, cfg))
 	}

@@ -100,6 +100,14 @@ func (s *server) status() ServerStatus {
 	return st
 }
 
+// offerLocked makes list the server's tools: filtered and checked by
+// catalog, and each under a name no other server of the manager holds.
+func (s *server) offerLocked(list []*sdk.Tool) {
+	offered, notes := catalog(s.name, s.cfg, list)
+	kept, refused := s.m.routes.claim(s, offered)
+	s.tools, s.notes = kept, append(notes, refused...)
+}
+
 func (s *server) currentTools() []Tool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -127,7 +135,6 @@ func (s *server) connectAndWatch() {
 		}
 		return
 	}
-	offered, notes := catalog(s.name, s.cfg, list)
 	// Close may have begun: then this connection is not installed (so
 	// shutdown cannot see it) and is closed here.
 	s.mu.Lock()
@@ -140,7 +147,7 @@ func (s *server) connectAndWatch() {
 		c.close(s.m.opts.StopGrace)
 		return
 	}
-	s.setState(StateReady, "", func() { s.tools, s.notes = offered, notes })
+	s.setState(StateReady, "", func() { s.offerLocked(list) })
 	waitErr := c.cs.Wait()
 	s.handleExit(c, waitErr)
 }
@@ -233,7 +240,7 @@ func (s *server) toolsChanged(cs *sdk.ClientSession) {
 		s.refreshing--
 		current := s.conn != nil && s.conn.cs == cs && s.state == StateReady
 		if current && err == nil {
-			s.tools, s.notes = catalog(s.name, s.cfg, list)
+			s.offerLocked(list)
 		} else if current {
 			s.notes = append(s.notes, fmt.Sprintf("refreshing the tool list failed: %v", err))
 		}
