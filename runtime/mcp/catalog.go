@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -76,43 +77,111 @@ func fullName(server, tool string) string {
 	return name + suffix
 }
 
-// catalog turns a server's tool list into the tools offered, applying
-// enabled_tools and disabled_tools. notes say what was dropped and why.
-func catalog(server string, cfg config.MCPServer, list []*sdk.Tool) (offered []Tool, notes []string) {
-	seen := make(map[string]string, len(list))
-	for i, t := range list {
-		if i >= MaxToolsPerServer {
-			notes = append(notes, fmt.Sprintf("%d tools past the first %d dropped (MaxToolsPerServer)", len(list)-i, MaxToolsPerServer))
-			break
-		}
-		if len(cfg.EnabledTools) > 0 && !slices.Contains(cfg.EnabledTools, t.Name) || slices.Contains(cfg.DisabledTools, t.Name) {
-			continue
-		}
-		if t.Name == "" {
-			notes = append(notes, "a tool without a name dropped")
-			continue
-		}
-		schema, err := objectSchema(t.InputSchema)
-		if err != nil {
-			notes = append(notes, fmt.Sprintf("tool %q dropped: its input schema %v", t.Name, err))
-			continue
-		}
-		name := fullName(server, t.Name)
-		if other, dup := seen[name]; dup {
-			notes = append(notes, fmt.Sprintf("tool %q dropped: its name %s is taken by %q", t.Name, name, other))
-			continue
-		}
-		seen[name] = t.Name
-		offered = append(offered, Tool{
-			Name:        name,
-			Server:      server,
-			Remote:      t.Name,
-			Description: cutUTF8(t.Description, MaxDescriptionBytes),
-			Schema:      schema,
-			Trusted:     cfg.Trust,
-		})
+// catalog builds the tools one server offers from its tool list, page by
+// page, applying enabled_tools and disabled_tools and every bound: a tool
+// whose schema is over MaxToolSchemaBytes is left out; the tools past
+// MaxToolsPerServer or past MaxServerCatalogBytes are left out and the
+// list is read no further. notes say what was left out and why.
+type catalog struct {
+	server string
+	cfg    config.MCPServer
+	tools  []Tool
+	bytes  int // of tools, as toolBytes counts
+	listed int // tools the server listed so far
+	seen   map[string]string
+	notes  notes
+	full   bool // nothing more is taken: stop reading the list
+}
+
+func newCatalog(server string, cfg config.MCPServer) *catalog {
+	return &catalog{server: server, cfg: cfg, seen: map[string]string{}}
+}
+
+// toolBytes is what one offered tool holds, for the catalog bounds.
+func toolBytes(t Tool) int {
+	return len(t.Name) + len(t.Remote) + len(t.Description) + len(t.Schema)
+}
+
+// add takes one listed tool, unless a bound says otherwise.
+func (c *catalog) add(t *sdk.Tool) {
+	if c.full {
+		return
 	}
-	return offered, notes
+	c.listed++
+	if c.listed > MaxToolsPerServer {
+		c.notes.add(fmt.Sprintf("the tools past the first %d left out (MaxToolsPerServer); the list was read no further", MaxToolsPerServer))
+		c.full = true
+		return
+	}
+	if len(c.cfg.EnabledTools) > 0 && !slices.Contains(c.cfg.EnabledTools, t.Name) || slices.Contains(c.cfg.DisabledTools, t.Name) {
+		return
+	}
+	if t.Name == "" {
+		c.notes.add("a tool without a name dropped")
+		return
+	}
+	schema, err := objectSchema(t.InputSchema)
+	if err != nil {
+		c.notes.add(fmt.Sprintf("tool %s dropped: its input schema %v", quoteName(t.Name), err))
+		return
+	}
+	name := fullName(c.server, t.Name)
+	if other, dup := c.seen[name]; dup {
+		c.notes.add(fmt.Sprintf("tool %s dropped: its name %s is taken by %s", quoteName(t.Name), name, quoteName(other)))
+		return
+	}
+	tool := Tool{
+		Name:        name,
+		Server:      c.server,
+		Remote:      t.Name,
+		Description: cutUTF8(t.Description, MaxDescriptionBytes),
+		Schema:      schema,
+		Trusted:     c.cfg.Trust,
+	}
+	if c.bytes+toolBytes(tool) > MaxServerCatalogBytes {
+		c.notes.add(fmt.Sprintf("tool %s and those after it left out: the server's tools reached MaxServerCatalogBytes (%d bytes); the list was read no further",
+			quoteName(t.Name), MaxServerCatalogBytes))
+		c.full = true
+		return
+	}
+	c.seen[name] = t.Name
+	c.bytes += toolBytes(tool)
+	c.tools = append(c.tools, tool)
+}
+
+// quoteName quotes a server's tool name for a note, cut to a length that
+// keeps a status readable whatever the server sends.
+func quoteName(name string) string {
+	const maxQuotedName = 100
+	if len(name) > maxQuotedName {
+		return strconv.Quote(cutUTF8(name, maxQuotedName)) + "…"
+	}
+	return strconv.Quote(name)
+}
+
+// maxNotes bounds the notes of one server's status: past it, only their
+// number is kept.
+const maxNotes = 20
+
+// notes are what a status says was left out, bounded by maxNotes.
+type notes struct {
+	list []string
+	more int
+}
+
+func (n *notes) add(note string) {
+	if len(n.list) < maxNotes {
+		n.list = append(n.list, note)
+		return
+	}
+	n.more++
+}
+
+func (n notes) all() []string {
+	if n.more == 0 {
+		return n.list
+	}
+	return append(slices.Clip(n.list), fmt.Sprintf("and %d more", n.more))
 }
 
 // objectSchema checks that a tool's input schema is a JSON Schema for an
@@ -121,6 +190,9 @@ func objectSchema(v any) (json.RawMessage, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("cannot be encoded: %v", err)
+	}
+	if len(raw) > MaxToolSchemaBytes {
+		return nil, fmt.Errorf("is %d bytes, over MaxToolSchemaBytes (%d)", len(raw), MaxToolSchemaBytes)
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -29,7 +30,7 @@ func TestOversizedSchemaIsLeftOutAndNamed(t *testing.T) {
 }
 
 // Forty pages of schemas just under the per-tool bound are held only up
-// to the server's catalog bound; the tools past it are named.
+// to the server's catalog bound; the first tool left out is named.
 func TestServerCatalogIsBounded(t *testing.T) {
 	cfg := rawServer(t, rawScript{Pages: 40, SchemaBytes: MaxToolSchemaBytes - 1024})
 	m, _ := startManager(t, map[string]config.MCPServer{"raw": cfg}, Options{})
@@ -37,8 +38,41 @@ func TestServerCatalogIsBounded(t *testing.T) {
 	if n := catalogBytes(m); n > MaxServerCatalogBytes || n == 0 {
 		t.Fatalf("catalog holds %d bytes; the bound is %d", n, MaxServerCatalogBytes)
 	}
-	if st := statusOf(m, "raw"); !strings.Contains(st.Error, `"t_39_0"`) || !strings.Contains(st.Error, "MaxServerCatalogBytes") {
-		t.Fatalf("status does not name what was left out: %q", st.Error)
+	first := 0
+	for offers(m, fmt.Sprintf("mcp__raw__t_%d_0", first)) {
+		first++
+	}
+	if st := statusOf(m, "raw"); !strings.Contains(st.Error, fmt.Sprintf(`"t_%d_0"`, first)) || !strings.Contains(st.Error, "MaxServerCatalogBytes") {
+		t.Fatalf("status does not name t_%d_0, the first tool left out: %q", first, st.Error)
+	}
+}
+
+// Managers given one CatalogBudget share it: the second server offers
+// only what the first left of it, names the rest, and gets the budget
+// back when the first closes.
+func TestCatalogBudgetIsSharedByManagers(t *testing.T) {
+	script := rawScript{ToolsPerPage: 2, SchemaBytes: 10000}
+	budget := NewCatalogBudget(30000)
+	first, _ := startManager(t, map[string]config.MCPServer{"raw": rawServer(t, script)}, Options{Catalogs: budget})
+	settle(t, first)
+	held := catalogBytes(first)
+	if held < 20000 || budget.Used() != held {
+		t.Fatalf("first manager holds %d bytes, the budget counts %d", held, budget.Used())
+	}
+	second, _ := startManager(t, map[string]config.MCPServer{"raw": rawServer(t, script)}, Options{Catalogs: budget})
+	settle(t, second)
+	if !offers(second, "mcp__raw__lists") || offers(second, "mcp__raw__t_0_0") {
+		t.Fatalf("second manager offers %+v", second.Tools())
+	}
+	if st := statusOf(second, "raw"); !strings.Contains(st.Error, `"t_0_0"`) || !strings.Contains(st.Error, "MaxProcessCatalogBytes") {
+		t.Fatalf("status does not name what the budget left out: %q", st.Error)
+	}
+	if used := budget.Used(); used != held+catalogBytes(second) || used > 30000 {
+		t.Fatalf("budget counts %d, the managers hold %d", used, held+catalogBytes(second))
+	}
+	first.Close()
+	if used := budget.Used(); used != catalogBytes(second) {
+		t.Fatalf("after the first closed the budget counts %d, the second holds %d", used, catalogBytes(second))
 	}
 }
 

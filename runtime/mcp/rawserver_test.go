@@ -31,8 +31,8 @@ type rawScript struct {
 	// answered only once the ping is, when the client has handled every
 	// notification, and then hold a tool "after_flood".
 	Flood int
-	// HangRefresh sends one list_changed after the first tool list and
-	// never answers another tools/list.
+	// HangRefresh never answers a tools/list after the first. Calling any
+	// tool but "lists" sends a list_changed.
 	HangRefresh bool
 }
 
@@ -136,9 +136,6 @@ func runRawServer() {
 			case lists == 1:
 				page(msg)
 				if p.Cursor == "" && script.Pages == 1 || p.Cursor == fmt.Sprint(script.Pages-1) {
-					if script.HangRefresh {
-						send(listChanged)
-					}
 					for range script.Flood {
 						send(listChanged)
 					}
@@ -154,6 +151,11 @@ func runRawServer() {
 				page(msg)
 			}
 		case msg.Method == "tools/call":
+			var p struct{ Name string }
+			_ = json.Unmarshal(msg.Params, &p)
+			if p.Name != "lists" {
+				send(listChanged)
+			}
 			reply(msg.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprint(lists)}}})
 		case msg.Method == "ping":
 			reply(msg.ID, map[string]any{})

@@ -79,6 +79,10 @@ func TestUnansweredRefreshNeverHoldsATurn(t *testing.T) {
 	cfg := rawServer(t, rawScript{HangRefresh: true})
 	cfg.StartupTimeoutSec = 3600 // the refresh stays in flight for the whole test
 	m, _ := startManager(t, map[string]config.MCPServer{"raw": cfg}, Options{})
+	settle(t, m)
+	if _, err := call(t, m, "mcp__raw__t_0_0", `{}`); err != nil { // sends list_changed
+		t.Fatal(err)
+	}
 	waitServer(t, m, "raw", (*server).refreshInFlight)
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
@@ -96,9 +100,17 @@ func TestUnansweredRefreshNeverHoldsATurn(t *testing.T) {
 // A refresh with no answer within startup_timeout_sec is abandoned, and
 // the server's status says so, naming the key; its tools stay offered.
 func TestUnansweredRefreshIsAbandoned(t *testing.T) {
-	cfg := rawServer(t, rawScript{HangRefresh: true})
-	cfg.StartupTimeoutSec = 0.2
-	m, log := startManager(t, map[string]config.MCPServer{"raw": cfg}, Options{})
+	m, log := startManager(t, map[string]config.MCPServer{"raw": rawServer(t, rawScript{HangRefresh: true})}, Options{})
+	settle(t, m)
+	// A short timeout only now, for the refresh: the handshake keeps the
+	// default, which no loaded machine misses.
+	s := m.servers[0]
+	s.mu.Lock()
+	s.cfg.StartupTimeoutSec = 0.2
+	s.mu.Unlock()
+	if _, err := call(t, m, "mcp__raw__t_0_0", `{}`); err != nil { // sends list_changed
+		t.Fatal(err)
+	}
 	e := log.waitFor(t, "raw ready: ", 0)
 	if !strings.Contains(e, "refresh") || !strings.Contains(e, "startup_timeout_sec") {
 		t.Fatalf("status does not say the refresh was abandoned: %q", e)

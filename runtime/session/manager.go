@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"scv/runtime/config"
+	"scv/runtime/mcp"
 	"scv/runtime/prompt"
 	"scv/runtime/provider"
 	"scv/runtime/store"
@@ -50,6 +51,8 @@ type Manager struct {
 	loading  sync.Mutex
 	closing  closing
 	mcpStops mcpStops
+	// mcpCatalogs bounds the MCP tools all sessions' servers offer together.
+	mcpCatalogs *mcp.CatalogBudget
 	// models caches each provider endpoint's model list for every session.
 	models *provider.ModelCache
 }
@@ -65,7 +68,8 @@ func NewManager(opts Options) *Manager {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	return &Manager{opts: opts, sessions: map[string]*Session{}, models: provider.NewModelCache(opts.Now)}
+	return &Manager{opts: opts, sessions: map[string]*Session{}, models: provider.NewModelCache(opts.Now),
+		mcpCatalogs: mcp.NewCatalogBudget(mcp.MaxProcessCatalogBytes)}
 }
 
 // StartParams are the parameters of scv/session/start.
