@@ -87,3 +87,14 @@ func TestToolListPagesAreBounded(t *testing.T) {
 		t.Fatalf("status does not name the page bound: %+v", st)
 	}
 }
+
+// A message over MaxServerMessageBytes ends the connection instead of
+// being buffered whole; the server fails with the reason.
+func TestOversizedMessageFailsTheServer(t *testing.T) {
+	cfg := rawServer(t, rawScript{BigSchemaBytes: MaxServerMessageBytes + 1})
+	m, _ := startManager(t, map[string]config.MCPServer{"raw": cfg}, Options{})
+	settle(t, m)
+	if st := statusOf(m, "raw"); st.State != StateFailed || !strings.Contains(st.Error, "exceeded") {
+		t.Fatalf("a %d-byte message was taken: %+v", MaxServerMessageBytes+1, st)
+	}
+}

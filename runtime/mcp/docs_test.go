@@ -20,6 +20,7 @@ func TestProtocolPageQuotesTheCatalogBounds(t *testing.T) {
 		"MaxToolsPerServer":      MaxToolsPerServer,
 		"MaxToolListPages":       MaxToolListPages,
 		"MaxProcessCatalogBytes": MaxProcessCatalogBytes,
+		"MaxServerMessageBytes":  MaxServerMessageBytes,
 	} {
 		if quoted := fmt.Sprintf("`%s` = %d", name, value); !strings.Contains(text, quoted) {
 			t.Errorf("docs/protocol.md does not quote %s", quoted)
