@@ -98,3 +98,15 @@ func TestOversizedMessageFailsTheServer(t *testing.T) {
 		t.Fatalf("a %d-byte message was taken: %+v", MaxServerMessageBytes+1, st)
 	}
 }
+
+func TestToolsPastMaxToolsPerServerAreLeftOut(t *testing.T) {
+	cfg := rawServer(t, rawScript{Pages: 2, ToolsPerPage: 600})
+	m, _ := startManager(t, map[string]config.MCPServer{"raw": cfg}, Options{})
+	settle(t, m)
+	if n := len(m.Tools()); n != MaxToolsPerServer {
+		t.Fatalf("%d tools offered, want %d", n, MaxToolsPerServer)
+	}
+	if st := statusOf(m, "raw"); !strings.Contains(st.Error, "MaxToolsPerServer") {
+		t.Fatalf("status does not name the bound: %q", st.Error)
+	}
+}

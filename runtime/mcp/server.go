@@ -74,8 +74,11 @@ func (s *server) broadcastLocked() {
 func (s *server) errLocked() error {
 	msg := s.reason
 	if s.state == StateReady {
-		msg = strings.Join(append(slices.Clip(s.notes), s.refreshNote), "; ")
-		msg = strings.TrimSuffix(msg, "; ")
+		parts := s.notes
+		if s.refreshNote != "" {
+			parts = append(slices.Clip(parts), s.refreshNote)
+		}
+		msg = strings.Join(parts, "; ")
 	}
 	if msg == "" {
 		return nil
