@@ -40,6 +40,10 @@ const (
 	// paging past it offers the tools of the pages read, and its status
 	// says so.
 	MaxToolListPages = 100
+	// MaxToolListBytes bounds what one tools/list reads, the tools left
+	// out included (the SDK may keep every page it read); past it the list
+	// is read no further.
+	MaxToolListBytes = 8 << 20
 )
 
 // Tool is one tool of a ready server, as offered to the model.
@@ -88,6 +92,7 @@ type catalog struct {
 	tools  []Tool
 	bytes  int // of tools, as toolBytes counts
 	listed int // tools the server listed so far
+	read   int // bytes of every tool listed so far, kept or not
 	seen   map[string]string
 	notes  notes
 	full   bool // nothing more is taken: stop reading the list
@@ -109,8 +114,17 @@ func (c *catalog) add(t *sdk.Tool) {
 	}
 	c.listed++
 	if c.listed > MaxToolsPerServer {
-		c.notes.add(fmt.Sprintf("the tools past the first %d left out (MaxToolsPerServer); the list was read no further", MaxToolsPerServer))
-		c.full = true
+		c.stopReading(fmt.Sprintf("the tools past the first %d left out (MaxToolsPerServer); the list was read no further", MaxToolsPerServer))
+		return
+	}
+	raw, err := json.Marshal(t.InputSchema)
+	if err != nil {
+		raw = nil // objectSchema says why
+	}
+	c.read += len(t.Name) + len(t.Description) + len(raw)
+	if c.read > MaxToolListBytes {
+		c.stopReading(fmt.Sprintf("tool %s and those after it left out: the tool list reached MaxToolListBytes (%d bytes) read; it was read no further",
+			quoteName(t.Name), MaxToolListBytes))
 		return
 	}
 	if len(c.cfg.EnabledTools) > 0 && !slices.Contains(c.cfg.EnabledTools, t.Name) || slices.Contains(c.cfg.DisabledTools, t.Name) {
@@ -120,7 +134,7 @@ func (c *catalog) add(t *sdk.Tool) {
 		c.notes.add("a tool without a name dropped")
 		return
 	}
-	schema, err := objectSchema(t.InputSchema)
+	schema, err := objectSchema(raw, err)
 	if err != nil {
 		c.notes.add(fmt.Sprintf("tool %s dropped: its input schema %v", quoteName(t.Name), err))
 		return
@@ -139,14 +153,20 @@ func (c *catalog) add(t *sdk.Tool) {
 		Trusted:     c.cfg.Trust,
 	}
 	if c.bytes+toolBytes(tool) > MaxServerCatalogBytes {
-		c.notes.add(fmt.Sprintf("tool %s and those after it left out: the server's tools reached MaxServerCatalogBytes (%d bytes); the list was read no further",
+		c.stopReading(fmt.Sprintf("tool %s and those after it left out: the server's tools reached MaxServerCatalogBytes (%d bytes); the list was read no further",
 			quoteName(t.Name), MaxServerCatalogBytes))
-		c.full = true
 		return
 	}
 	c.seen[name] = t.Name
 	c.bytes += toolBytes(tool)
 	c.tools = append(c.tools, tool)
+}
+
+// stopReading ends the listing: nothing more is taken, and why is said
+// after every other note, however many there are.
+func (c *catalog) stopReading(why string) {
+	c.full = true
+	c.notes.last = why
 }
 
 // quoteName quotes a server's tool name for a note, cut to a length that
@@ -163,10 +183,12 @@ func quoteName(name string) string {
 // number is kept.
 const maxNotes = 20
 
-// notes are what a status says was left out, bounded by maxNotes.
+// notes are what a status says was left out, bounded by maxNotes, and
+// last, why the listing stopped, if it did.
 type notes struct {
 	list []string
 	more int
+	last string
 }
 
 func (n *notes) add(note string) {
@@ -178,18 +200,22 @@ func (n *notes) add(note string) {
 }
 
 func (n notes) all() []string {
-	if n.more == 0 {
-		return n.list
+	all := slices.Clip(n.list)
+	if n.more > 0 {
+		all = append(all, fmt.Sprintf("and %d more", n.more))
 	}
-	return append(slices.Clip(n.list), fmt.Sprintf("and %d more", n.more))
+	if n.last != "" {
+		all = append(all, n.last)
+	}
+	return all
 }
 
-// objectSchema checks that a tool's input schema is a JSON Schema for an
-// object, the only kind of arguments a function call carries.
-func objectSchema(v any) (json.RawMessage, error) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("cannot be encoded: %v", err)
+// objectSchema checks that a tool's input schema, raw as encoded (or the
+// error encoding it), is a JSON Schema for an object, the only kind of
+// arguments a function call carries.
+func objectSchema(raw json.RawMessage, encodeErr error) (json.RawMessage, error) {
+	if encodeErr != nil {
+		return nil, fmt.Errorf("cannot be encoded: %v", encodeErr)
 	}
 	if len(raw) > MaxToolSchemaBytes {
 		return nil, fmt.Errorf("is %d bytes, over MaxToolSchemaBytes (%d)", len(raw), MaxToolSchemaBytes)

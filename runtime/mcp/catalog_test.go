@@ -94,7 +94,7 @@ func TestOversizedMessageFailsTheServer(t *testing.T) {
 	cfg := rawServer(t, rawScript{BigSchemaBytes: MaxServerMessageBytes + 1})
 	m, _ := startManager(t, map[string]config.MCPServer{"raw": cfg}, Options{})
 	settle(t, m)
-	if st := statusOf(m, "raw"); st.State != StateFailed || !strings.Contains(st.Error, "exceeded") {
+	if st := statusOf(m, "raw"); st.State != StateFailed || !strings.Contains(st.Error, "MaxServerMessageBytes") {
 		t.Fatalf("a %d-byte message was taken: %+v", MaxServerMessageBytes+1, st)
 	}
 }
@@ -107,6 +107,22 @@ func TestToolsPastMaxToolsPerServerAreLeftOut(t *testing.T) {
 		t.Fatalf("%d tools offered, want %d", n, MaxToolsPerServer)
 	}
 	if st := statusOf(m, "raw"); !strings.Contains(st.Error, "MaxToolsPerServer") {
+		t.Fatalf("status does not name the bound: %q", st.Error)
+	}
+}
+
+// Pages of tools that are all left out (each schema over the per-tool
+// bound) are read only up to MaxToolListBytes: what a listing reads is
+// bounded, not only what it keeps.
+func TestToolListReadIsBounded(t *testing.T) {
+	const schemaBytes = 2 * MaxToolSchemaBytes
+	cfg := rawServer(t, rawScript{Pages: 100, SchemaBytes: schemaBytes})
+	m, _ := startManager(t, map[string]config.MCPServer{"raw": cfg}, Options{})
+	settle(t, m)
+	if pages, most := rawCount(t, m, "pages"), MaxToolListBytes/schemaBytes+1; pages > most {
+		t.Fatalf("%d pages read; at most %d fit in MaxToolListBytes", pages, most)
+	}
+	if st := statusOf(m, "raw"); !strings.Contains(st.Error, "MaxToolListBytes") {
 		t.Fatalf("status does not name the bound: %q", st.Error)
 	}
 }

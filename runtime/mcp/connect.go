@@ -17,11 +17,6 @@ import (
 // clientName is how scv introduces itself in the handshake.
 const clientName = "scv"
 
-// MaxServerMessageBytes bounds one message a stdio server sends (one
-// line); a longer one ends the connection, so no single message, a tool
-// list page or a call's result, can hold more of scv's memory.
-const MaxServerMessageBytes = 16 << 20
-
 // conn is one live connection to a server.
 type conn struct {
 	cs      *sdk.ClientSession
@@ -157,7 +152,7 @@ func (s *server) stdioTransport(c *conn) (sdk.Transport, error) {
 		return nil, fmt.Errorf("start %s: %w", s.cfg.Command, errorText(err))
 	}
 	c.proc = p
-	return &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin, MaxLineLength: MaxServerMessageBytes}, nil
+	return stdioTransport{stdout: p.stdout, stdin: p.stdin}, nil
 }
 
 // errorText drops the program path an exec error repeats.

@@ -19,6 +19,7 @@ func TestProtocolPageQuotesTheCatalogBounds(t *testing.T) {
 		"MaxServerCatalogBytes":  MaxServerCatalogBytes,
 		"MaxToolsPerServer":      MaxToolsPerServer,
 		"MaxToolListPages":       MaxToolListPages,
+		"MaxToolListBytes":       MaxToolListBytes,
 		"MaxProcessCatalogBytes": MaxProcessCatalogBytes,
 		"MaxServerMessageBytes":  MaxServerMessageBytes,
 	} {

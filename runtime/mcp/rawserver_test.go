@@ -18,7 +18,8 @@ import (
 // schemas and pages of any size. Its script comes in rawScriptEnv.
 const rawScriptEnv = "SCV_MCPTEST_RAW"
 
-// rawScript is what one raw server does.
+// rawScript is what one raw server does. Its tool "lists" answers how
+// many tool lists it was asked for, "pages" how many pages.
 type rawScript struct {
 	Pages        int // pages of the tool list; 0 means 1
 	ToolsPerPage int // 0 means 1
@@ -77,7 +78,7 @@ func runRawServer() {
 		send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
 	}
 	listChanged := map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
-	lists := 0
+	lists, pages := 0, 0
 	flooded := false
 	var held []rawMessage // tool lists waiting for the flood's ping
 	page := func(msg rawMessage) {
@@ -87,7 +88,7 @@ func runRawServer() {
 		fmt.Sscan(p.Cursor, &n)
 		tools := []any{}
 		if n == 0 {
-			tools = append(tools, rawTool("lists", 0))
+			tools = append(tools, rawTool("lists", 0), rawTool("pages", 0))
 			if script.BigSchemaBytes > 0 {
 				tools = append(tools, rawTool("big", script.BigSchemaBytes))
 			}
@@ -132,6 +133,7 @@ func runRawServer() {
 			if p.Cursor == "" {
 				lists++
 			}
+			pages++
 			switch {
 			case lists == 1:
 				page(msg)
@@ -153,10 +155,15 @@ func runRawServer() {
 		case msg.Method == "tools/call":
 			var p struct{ Name string }
 			_ = json.Unmarshal(msg.Params, &p)
-			if p.Name != "lists" {
+			count := lists
+			switch p.Name {
+			case "lists":
+			case "pages":
+				count = pages
+			default:
 				send(listChanged)
 			}
-			reply(msg.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprint(lists)}}})
+			reply(msg.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprint(count)}}})
 		case msg.Method == "ping":
 			reply(msg.ID, map[string]any{})
 		case msg.Method == "" && strings.Contains(string(msg.ID), "flood-ping"):

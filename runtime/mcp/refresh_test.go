@@ -48,13 +48,19 @@ func offers(m *Manager, name string) bool {
 // toolLists asks the raw server how many tool lists it was asked for.
 func toolLists(t *testing.T, m *Manager) int {
 	t.Helper()
-	res, err := call(t, m, "mcp__raw__lists", `{}`)
+	return rawCount(t, m, "lists")
+}
+
+// rawCount asks the raw server one of its counts.
+func rawCount(t *testing.T, m *Manager, tool string) int {
+	t.Helper()
+	res, err := call(t, m, "mcp__raw__"+tool, `{}`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	n, err := strconv.Atoi(res.Text)
 	if err != nil {
-		t.Fatalf("lists: %q", res.Text)
+		t.Fatalf("%s: %q", tool, res.Text)
 	}
 	return n
 }

@@ -29,7 +29,7 @@ func listTools(ctx context.Context, cs *sdk.ClientSession, c *catalog) error {
 			return nil
 		}
 		if page == MaxToolListPages {
-			c.notes.add(fmt.Sprintf("the tool list goes on past %d pages (MaxToolListPages); the tools of the first %d are offered", page, page))
+			c.stopReading(fmt.Sprintf("the tool list goes on past %d pages (MaxToolListPages); the tools of the first %d are offered", page, page))
 			return nil
 		}
 		params.Cursor = res.NextCursor
