@@ -210,3 +210,32 @@ func TestSessionStartRefusesBadMCPServers(t *testing.T) {
 		}
 	})
 }
+
+// A server that never answers a refresh of its tool list holds no turn:
+// the model's next step goes ahead with the tools it listed before.
+func TestUnansweredToolListRefreshHoldsNoTurn(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		node, script := mcptest.Hostile(t, mcptest.NeverRefreshes)
+		env.Set("mcp_servers", "h", map[string]any{
+			"command":             node,
+			"args":                []string{script},
+			"trust":               true,
+			"startup_timeout_sec": 3600, // the refresh stays in flight for the whole turn
+		})
+		ed := connect(t, env)
+		env.OpenAI.Enqueue(
+			toolReply("call_1", "mcp__h__poke", map[string]string{}),
+			fakeopenai.Reply{Chunks: []string{"done"}},
+		)
+		sid := ed.StartSession("", nil).SessionID
+		turn := ed.StartTurn(sid, "poke it").TurnID
+		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+		reqs, err := env.OpenAI.WaitRequests(2, env.Timeout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !offers(reqs[1].Tools, "mcp__h__poke") {
+			t.Errorf("the step after the poke does not offer the last listed tools")
+		}
+	})
+}

@@ -45,3 +45,25 @@ func Script(t testing.TB, server string) (node, script string) {
 	}
 	return node, script
 }
+
+// Hostile servers, written here to misbehave as a real one might.
+const (
+	// NeverRefreshes answers its first tools/list only; its tool poke
+	// returns once the client has handled a list_changed it sent.
+	NeverRefreshes = "never-refreshes.js"
+)
+
+// Hostile returns node and the absolute path of a hostile server's
+// script, skipping the test (or failing it under SCV_REQUIRE_MCP) when
+// node is missing.
+func Hostile(t testing.TB, server string) (node, script string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv(RequireEnv) != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	return node, filepath.Join(Dir(), "hostile", server)
+}

@@ -12,14 +12,3 @@ type Proc struct {
 	// the pid it names one process, even after its pid is reused.
 	Start uint64
 }
-
-// GroupAlive reports whether any process of group pgid is still running
-// (a zombie has already exited).
-func GroupAlive(pgid int) bool {
-	for _, p := range Scan() {
-		if p.Pgrp == pgid && !p.Zombie {
-			return true
-		}
-	}
-	return false
-}

@@ -86,10 +86,11 @@ func applyMCPDefaults(cfg *Config, meta toml.MetaData) {
 }
 
 // ValidMCPServerName reports whether name may name a server: letters,
-// digits, '_' and '-', without "__", which separates the server from the
-// tool in the names the model sees (mcp__SERVER__TOOL).
+// digits, '_' and '-', without "__" and without '_' at either end. The
+// model sees mcp__SERVER__TOOL; a server docs_ would read like server docs
+// with a tool whose name starts with '_'.
 func ValidMCPServerName(name string) bool {
-	if name == "" || strings.Contains(name, "__") {
+	if name == "" || strings.Contains(name, "__") || strings.HasPrefix(name, "_") || strings.HasSuffix(name, "_") {
 		return false
 	}
 	for _, r := range name {
@@ -104,7 +105,7 @@ func ValidMCPServerName(name string) bool {
 func validateMCP(name string, s MCPServer, bad func(key, format string, args ...any)) {
 	key := "mcp_servers." + name
 	if !ValidMCPServerName(name) {
-		bad(key, "server names may hold only letters, digits, '_' and '-' (and no \"__\")")
+		bad(key, "server names may hold only letters, digits, '_' and '-' (no \"__\", and no '_' at the start or end)")
 	}
 	switch {
 	case s.Command == "" && s.URL == "":

@@ -73,6 +73,9 @@ func TestMCPValidationNamesEachBadKey(t *testing.T) {
 		{"ok", MCPServer{Command: "a", URL: "http://x"}, "sets both"},
 		{"bad.name", MCPServer{Command: "a"}, "mcp_servers.bad.name: server names"},
 		{"a__b", MCPServer{Command: "a"}, "no \"__\""},
+		// docs_ would offer mcp__docs___search, the name docs gives _search.
+		{"docs_", MCPServer{Command: "a"}, "mcp_servers.docs_: server names"},
+		{"_docs", MCPServer{Command: "a"}, "mcp_servers._docs: server names"},
 		{"ok", MCPServer{URL: "ftp://x"}, "mcp_servers.ok.url"},
 		{"ok", MCPServer{URL: "http://x", Args: []string{"a"}}, "mcp_servers.ok.args"},
 		{"ok", MCPServer{URL: "http://x", Cwd: "/"}, "mcp_servers.ok.cwd"},

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -22,7 +21,7 @@ var ErrUnknownTool = errors.New("unknown MCP tool")
 // in words fit for the model. Cancelling ctx cancels the call on the
 // server.
 func (m *Manager) Call(ctx context.Context, name string, argsJSON json.RawMessage) (Result, error) {
-	s := m.serverOf(name)
+	s := m.routes.lookup(name)
 	if s == nil {
 		return Result{}, fmt.Errorf("%w %q", ErrUnknownTool, name)
 	}
@@ -75,23 +74,4 @@ func (m *Manager) Call(ctx context.Context, name string, argsJSON json.RawMessag
 		}
 	}
 	return resultText(res, m.opts.MaxOutputBytes), nil
-}
-
-// serverOf finds the server a full tool name belongs to, whether or not
-// the tool is offered right now.
-func (m *Manager) serverOf(name string) *server {
-	rest, ok := strings.CutPrefix(name, ToolPrefix)
-	if !ok {
-		return nil
-	}
-	serverName, _, ok := strings.Cut(rest, toolSeparator)
-	if !ok {
-		return nil
-	}
-	for _, s := range m.servers {
-		if s.name == serverName {
-			return s
-		}
-	}
-	return nil
 }

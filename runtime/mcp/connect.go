@@ -60,7 +60,7 @@ func (c *conn) endReason(waitErr error) string {
 
 // connect starts the server, completes the handshake and lists its tools,
 // all within startup_timeout_sec.
-func (s *server) connect() (*conn, []*sdk.Tool, error) {
+func (s *server) connect() (*conn, *catalog, error) {
 	ctx, cancel := context.WithTimeout(s.m.ctx, s.startupTimeout())
 	defer cancel()
 	c := &conn{}
@@ -82,8 +82,8 @@ func (s *server) connect() (*conn, []*sdk.Tool, error) {
 		// No roots, sampling or elicitation: scv offers servers nothing
 		// but tool calls.
 		Capabilities: &sdk.ClientCapabilities{},
-		ToolListChangedHandler: func(_ context.Context, req *sdk.ToolListChangedRequest) {
-			s.toolsChanged(req.Session)
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			s.toolsChanged()
 		},
 	})
 	cs, err := client.Connect(ctx, transport, nil)
@@ -92,12 +92,12 @@ func (s *server) connect() (*conn, []*sdk.Tool, error) {
 		return nil, nil, s.startError(ctx, c, "handshake", err)
 	}
 	c.cs = cs
-	list, err := listTools(ctx, cs)
-	if err != nil {
+	cat := newCatalog(s.name, s.cfg)
+	if err := listTools(ctx, cs, cat); err != nil {
 		c.close(0)
 		return nil, nil, s.startError(ctx, c, "tool list", err)
 	}
-	return c, list, nil
+	return c, cat, nil
 }
 
 // startError explains a failed start: a timeout names the key to raise, a
@@ -152,7 +152,7 @@ func (s *server) stdioTransport(c *conn) (sdk.Transport, error) {
 		return nil, fmt.Errorf("start %s: %w", s.cfg.Command, errorText(err))
 	}
 	c.proc = p
-	return &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}, nil
+	return stdioTransport{stdout: p.stdout, stdin: p.stdin}, nil
 }
 
 // errorText drops the program path an exec error repeats.

@@ -5,8 +5,12 @@
 // per server per session, started in parallel without blocking the
 // session; a state per server (starting, ready, failed, stopped) reported
 // through Options.OnStatus; confinement of the process (its own process
-// group, an environment without the user's secrets, stderr to a bounded
-// log file); limits (startup and call timeouts, the tool count, the
-// output size); a restart at most once per turn; and a Close that leaves
-// nothing running.
+// group and an environment marker its descendants inherit, swept when it
+// stops; an environment without the user's secrets; stderr to a bounded
+// log file); limits (startup and call timeouts, the output size, and byte
+// bounds on one schema, one server's catalog and every server's in the
+// process, see CatalogBudget); tools/list_changed coalesced into at most
+// one refresh in flight that no turn waits for; calls routed by a table
+// from the exposed name (routes), never by parsing it; a restart at most
+// once per turn; and a Close that leaves nothing running.
 package mcp

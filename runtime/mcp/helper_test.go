@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -23,6 +24,12 @@ import (
 // helperModeEnv set, TestMain runs a server of that kind instead of the
 // tests (the re-exec pattern, so no separate build is needed).
 const helperModeEnv = "SCV_MCPTEST_MODE"
+
+// The "named" mode's tool name and the text its tool answers.
+const (
+	namedToolEnv  = "SCV_MCPTEST_TOOL"
+	namedLabelEnv = "SCV_MCPTEST_LABEL"
+)
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperModeEnv); mode != "" {
@@ -98,6 +105,27 @@ func runHelper(mode string) {
 		return
 	case "sleeper":
 		select {} // until its group is killed
+	case "raw":
+		runRawServer()
+		return
+	case "setsid":
+		// A grandchild that leaves the server's process group and session,
+		// as a daemonising server's does; it must not outlive the server.
+		child := exec.Command(os.Args[0], os.Args[1:]...)
+		child.Env = append(os.Environ(), helperModeEnv+"=sleeper")
+		child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := child.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "start child:", err)
+			os.Exit(2)
+		}
+		srv.AddTool(&sdk.Tool{Name: "echo", InputSchema: objectSchemaOf("")},
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("ok"), nil })
+	case "named":
+		// One tool named by namedToolEnv, answering with namedLabelEnv: a
+		// test sees which server a call reached.
+		label := os.Getenv(namedLabelEnv)
+		srv.AddTool(&sdk.Tool{Name: os.Getenv(namedToolEnv), InputSchema: objectSchemaOf("")},
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text(label), nil })
 	case "many":
 		for i := range 500 {
 			srv.AddTool(&sdk.Tool{Name: fmt.Sprintf("tool_%03d", i), Description: "one of many", InputSchema: objectSchemaOf("")},

@@ -41,6 +41,10 @@ type Options struct {
 	MaxLogBytes int64
 	// StopGrace: 0 means DefaultStopGrace.
 	StopGrace time.Duration
+	// Catalogs bounds the bytes of the tools offered by the servers of
+	// every Manager given it; nil means a budget of MaxProcessCatalogBytes
+	// for this Manager alone.
+	Catalogs *CatalogBudget
 }
 
 // Manager runs the MCP servers of one session. Its methods are safe for
@@ -50,6 +54,7 @@ type Manager struct {
 	ctx     context.Context // ends at Close; every connection derives from it
 	cancel  context.CancelFunc
 	servers []*server // sorted by name
+	routes  *routes   // the tool names the servers offer, to route calls
 
 	mu     sync.Mutex
 	closed bool
@@ -71,8 +76,11 @@ func Start(opts Options) *Manager {
 	if opts.Env == nil {
 		opts.Env = os.Environ()
 	}
+	if opts.Catalogs == nil {
+		opts.Catalogs = NewCatalogBudget(MaxProcessCatalogBytes)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &Manager{opts: opts, ctx: ctx, cancel: cancel}
+	m := &Manager{opts: opts, ctx: ctx, cancel: cancel, routes: newRoutes()}
 	for name, cfg := range opts.Servers {
 		m.servers = append(m.servers, newServer(m, name, cfg))
 	}
@@ -143,9 +151,11 @@ func (m *Manager) BeginTurn() {
 	}
 }
 
-// Settle waits until no server is starting and no tool list is being
-// refreshed, or ctx ends. A session calls it before a model step so the
-// step sees the latest tools; `scv mcp list --check` before reporting.
+// Settle waits until no server is starting, or ctx ends. A session calls
+// it before a model step so the step sees every server that can start;
+// `scv mcp list --check` before reporting. A refresh of a tool list after
+// list_changed is not waited for: a server that never answers one must not
+// hold a turn, and its last good list stays offered meanwhile.
 func (m *Manager) Settle(ctx context.Context) error {
 	for _, s := range m.servers {
 		if err := s.settle(ctx); err != nil {

@@ -6,21 +6,30 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"scv/internal/procfs"
 	"strings"
 	"syscall"
 	"time"
+
+	"scv/internal/procfs"
+	"scv/internal/sweep"
 )
+
+// serverMarkerEnv names the variable that marks every process of one stdio
+// server: its descendants inherit it, so stopping the server finds them
+// even after they left its process group (setsid), as a shell call's
+// cleanup does.
+const serverMarkerEnv = "SCV_MCP_SERVER"
 
 // stderrDrainGrace is how long a stopped server's stderr is still read
 // after its process group was killed; only a process that left the group
 // can hold the pipe open longer.
 const stderrDrainGrace = time.Second
 
-// process is one stdio server's program, in its own process group so that
-// stopping it stops everything it started.
+// process is one stdio server's program, in its own process group and
+// marked, so that stopping it stops everything it started.
 type process struct {
 	cmd    *exec.Cmd
+	marker string   // serverMarkerEnv=<random>, in its environment
 	stdin  *os.File // our end of its stdin
 	stdout *os.File // our end of its stdout
 	errR   *os.File // our end of its stderr
@@ -34,6 +43,10 @@ type process struct {
 // startProcess runs command with its stdin and stdout as pipes to us and
 // its stderr copied into log.
 func startProcess(command string, args []string, dir string, env []string, log io.Writer) (*process, error) {
+	marker, err := sweep.NewMarker(serverMarkerEnv)
+	if err != nil {
+		return nil, err
+	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -53,9 +66,11 @@ func startProcess(command string, args []string, dir string, env []string, log i
 		return nil, err
 	}
 	cmd := exec.Command(command, args...)
-	cmd.Dir, cmd.Env = dir, env
+	// The marker goes last: a server's own env cannot replace it.
+	cmd.Dir, cmd.Env = dir, append(env, marker)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	sweep.BecomeSubreaper()
 	err = cmd.Start()
 	// The child holds its ends now (or never will).
 	inR.Close()
@@ -67,36 +82,31 @@ func startProcess(command string, args []string, dir string, env []string, log i
 		errR.Close()
 		return nil, err
 	}
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, errR: errR,
+	p := &process{cmd: cmd, marker: marker, stdin: inW, stdout: outR, errR: errR,
 		exited: make(chan struct{}), drained: make(chan struct{}), stopping: make(chan struct{})}
 	go p.wait()
 	go p.drain(log)
 	return p, nil
 }
 
-// wait reaps the process; its group is killed while the leader is still
-// an unreaped zombie, so the group id cannot have been reused.
+// wait reaps the process once it exited, after killing its group and
+// sweeping every process that carries its marker (within sweep.Bound), so
+// a server's close is reported only when nothing it started runs. The
+// group is killed while the leader is still an unreaped zombie, so the
+// group id cannot have been reused.
 func (p *process) wait() {
 	pid := p.cmd.Process.Pid
-	procfs.WaitNoReap(pid)
-	killGroup(pid)
-	p.waitErr = p.cmd.Wait()
-	awaitGroupGone(pid, groupExitBound)
-	close(p.exited)
-}
-
-// groupExitBound bounds how long a stopped server's group may take to die
-// after SIGKILL: signalled processes leave the process table a moment
-// later, and a session's close should not report them gone before that.
-// A zombie counts as gone: it has exited and only waits for its parent.
-const groupExitBound = time.Second
-
-// awaitGroupGone waits until no process of group pgid is running, or bound.
-func awaitGroupGone(pgid int, bound time.Duration) {
-	deadline := time.Now().Add(bound)
-	for procfs.GroupAlive(pgid) && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	zombie := procfs.WaitNoReap(pid)
+	if zombie {
+		killGroup(pid)
+		sweep.Tree(p.marker, pid, pid)
 	}
+	p.waitErr = p.cmd.Wait()
+	if !zombie {
+		killGroup(pid)
+		sweep.Tree(p.marker, pid, pid)
+	}
+	close(p.exited)
 }
 
 func (p *process) drain(log io.Writer) {

@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"scv/runtime/config"
 )
@@ -23,16 +22,18 @@ type server struct {
 	// it is taken before mu and never inside it.
 	notifyMu sync.Mutex
 
-	mu         sync.Mutex
-	state      State
-	reason     string // why it failed or stopped
-	notes      []string
-	tools      []Tool
-	conn       *conn
-	restarts   int  // restarts this turn
-	crashed    bool // failed by exiting after it was ready: BeginTurn restarts it
-	refreshing int  // tool-list refreshes under way
-	changed    chan struct{}
+	mu          sync.Mutex
+	state       State
+	reason      string   // why it failed or stopped
+	notes       []string // what the catalog left out
+	refreshNote string   // why the last refresh of the tool list failed
+	tools       []Tool
+	held        int // bytes of tools taken from the process's CatalogBudget
+	conn        *conn
+	restarts    int  // restarts this turn
+	crashed     bool // failed by exiting after it was ready: BeginTurn restarts it
+	refresh     refreshState
+	changed     chan struct{}
 }
 
 func newServer(m *Manager, name string, cfg config.MCPServer) *server {
@@ -73,7 +74,11 @@ func (s *server) broadcastLocked() {
 func (s *server) errLocked() error {
 	msg := s.reason
 	if s.state == StateReady {
-		msg = strings.Join(s.notes, "; ")
+		parts := s.notes
+		if s.refreshNote != "" {
+			parts = append(slices.Clip(parts), s.refreshNote)
+		}
+		msg = strings.Join(parts, "; ")
 	}
 	if msg == "" {
 		return nil
@@ -100,6 +105,41 @@ func (s *server) status() ServerStatus {
 	return st
 }
 
+// offerLocked makes c's tools the server's, those that fit: each under a
+// name no other server of the manager holds, and within the process's
+// CatalogBudget.
+func (s *server) offerLocked(c *catalog) {
+	s.withdrawLocked()
+	kept, refused := s.m.routes.claim(s, c.tools)
+	notes := c.notes
+	budget := s.m.opts.Catalogs
+	fit := make([]Tool, 0, len(kept))
+	for _, t := range kept {
+		if n := toolBytes(t); budget.take(n) {
+			fit = append(fit, t)
+			s.held += n
+			continue
+		}
+		notes.add(fmt.Sprintf("tool %s left out: the tools of every MCP server of this process reached MaxProcessCatalogBytes (%d bytes)",
+			quoteName(t.Remote), budget.limit))
+	}
+	if len(fit) < len(kept) {
+		s.m.routes.claim(s, fit)
+	}
+	for _, r := range refused {
+		notes.add(r)
+	}
+	s.tools, s.notes = fit, notes.all()
+}
+
+// withdrawLocked takes the server's tools off offer and gives their bytes
+// back to the budget. Their names stay routed to the server, so a call is
+// told it is down.
+func (s *server) withdrawLocked() {
+	s.m.opts.Catalogs.give(s.held)
+	s.tools, s.held = nil, 0
+}
+
 func (s *server) currentTools() []Tool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -120,14 +160,13 @@ func (s *server) launch() {
 // connectAndWatch connects, offers the tools, then waits for the
 // connection to end and decides about a restart.
 func (s *server) connectAndWatch() {
-	c, list, err := s.connect()
+	c, cat, err := s.connect()
 	if err != nil {
 		if !s.m.isClosed() {
-			s.setState(StateFailed, err.Error(), func() { s.tools, s.notes = nil, nil })
+			s.setState(StateFailed, err.Error(), func() { s.withdrawLocked(); s.notes = nil })
 		}
 		return
 	}
-	offered, notes := catalog(s.name, s.cfg, list)
 	// Close may have begun: then this connection is not installed (so
 	// shutdown cannot see it) and is closed here.
 	s.mu.Lock()
@@ -140,7 +179,7 @@ func (s *server) connectAndWatch() {
 		c.close(s.m.opts.StopGrace)
 		return
 	}
-	s.setState(StateReady, "", func() { s.tools, s.notes = offered, notes })
+	s.setState(StateReady, "", func() { s.offerLocked(cat); s.refreshNote = "" })
 	waitErr := c.cs.Wait()
 	s.handleExit(c, waitErr)
 }
@@ -164,14 +203,15 @@ func (s *server) handleExit(c *conn, waitErr error) {
 	}
 	s.mu.Unlock()
 	if restart {
-		s.setState(StateStarting, reason+"; restarting", func() { s.conn, s.tools = nil, nil })
+		s.setState(StateStarting, reason+"; restarting", func() { s.conn = nil; s.withdrawLocked() })
 		if !s.m.goOwned(s.connectAndWatch) {
 			s.setState(StateStopped, "", nil)
 		}
 		return
 	}
 	s.setState(StateFailed, reason+"; it was restarted once this turn already, the next turn restarts it", func() {
-		s.conn, s.tools, s.crashed = nil, nil, true
+		s.conn, s.crashed = nil, true
+		s.withdrawLocked()
 	})
 }
 
@@ -193,17 +233,20 @@ func (s *server) beginTurn() {
 func (s *server) shutdown() {
 	s.mu.Lock()
 	c := s.conn
-	s.conn, s.tools = nil, nil
+	s.conn = nil
+	s.withdrawLocked()
 	s.mu.Unlock()
 	if c != nil {
 		c.close(s.m.opts.StopGrace)
 	}
 }
 
+// settle waits while the server is starting. A refresh of its tool list
+// is not waited for: the last good list stays offered meanwhile.
 func (s *server) settle(ctx context.Context) error {
 	for {
 		s.mu.Lock()
-		busy := s.state == StateStarting || s.refreshing > 0
+		busy := s.state == StateStarting
 		changed := s.changed
 		s.mu.Unlock()
 		if !busy {
@@ -215,58 +258,4 @@ func (s *server) settle(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-}
-
-// toolsChanged is the tools/list_changed handler: it refreshes the list
-// in an owned goroutine, since the handler runs on the connection's reader.
-func (s *server) toolsChanged(cs *sdk.ClientSession) {
-	s.mu.Lock()
-	s.refreshing++
-	s.mu.Unlock()
-	started := s.m.goOwned(func() {
-		ctx, cancel := context.WithTimeout(s.m.ctx, s.startupTimeout())
-		list, err := listTools(ctx, cs)
-		cancel()
-		s.notifyMu.Lock()
-		s.mu.Lock()
-		s.refreshing--
-		current := s.conn != nil && s.conn.cs == cs && s.state == StateReady
-		if current && err == nil {
-			s.tools, s.notes = catalog(s.name, s.cfg, list)
-		} else if current {
-			s.notes = append(s.notes, fmt.Sprintf("refreshing the tool list failed: %v", err))
-		}
-		s.broadcastLocked()
-		errNote := s.errLocked()
-		s.mu.Unlock()
-		if current && s.m.opts.OnStatus != nil {
-			s.m.opts.OnStatus(s.name, StateReady, errNote)
-		}
-		s.notifyMu.Unlock()
-	})
-	if !started {
-		s.mu.Lock()
-		s.refreshing--
-		s.broadcastLocked()
-		s.mu.Unlock()
-	}
-}
-
-// listTools reads every page of the server's tools, up to one past the cap
-// so catalog can report the overflow.
-func listTools(ctx context.Context, cs *sdk.ClientSession) ([]*sdk.Tool, error) {
-	if r := cs.InitializeResult(); r != nil && r.Capabilities != nil && r.Capabilities.Tools == nil {
-		return nil, nil
-	}
-	var list []*sdk.Tool
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return nil, fmt.Errorf("list tools: %w", err)
-		}
-		list = append(list, t)
-		if len(list) > MaxToolsPerServer {
-			break
-		}
-	}
-	return list, nil
 }

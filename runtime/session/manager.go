@@ -14,6 +14,7 @@ import (
 
 	"scv/runtime/ceiling"
 	"scv/runtime/config"
+	"scv/runtime/mcp"
 	"scv/runtime/prompt"
 	"scv/runtime/provider"
 	"scv/runtime/store"
@@ -51,6 +52,8 @@ type Manager struct {
 	loading  sync.Mutex
 	closing  closing
 	mcpStops mcpStops
+	// mcpCatalogs bounds the MCP tools all sessions' servers offer together.
+	mcpCatalogs *mcp.CatalogBudget
 	// models caches each provider endpoint's model list for every session.
 	models *provider.ModelCache
 	// rules guards the user's allow rules for every session (see
@@ -69,7 +72,8 @@ func NewManager(opts Options) *Manager {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	return &Manager{opts: opts, sessions: map[string]*Session{}, models: provider.NewModelCache(opts.Now), rules: config.NewRuleWatch(opts.Home)}
+	return &Manager{opts: opts, sessions: map[string]*Session{}, models: provider.NewModelCache(opts.Now),
+		rules: config.NewRuleWatch(opts.Home), mcpCatalogs: mcp.NewCatalogBudget(mcp.MaxProcessCatalogBytes)}
 }
 
 // StartParams are the parameters of scv/session/start.

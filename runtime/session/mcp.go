@@ -97,6 +97,7 @@ func (m *Manager) mcpManagerFor(s *Session, logDir string) *mcp.Manager {
 		StripEnv:       m.shellEnvFor(cfg).Filter,
 		OnStatus:       s.mcpStatusChanged,
 		MaxOutputBytes: cfg.Tools.MaxOutputBytes,
+		Catalogs:       m.mcpCatalogs,
 	})
 }
 

@@ -2,8 +2,6 @@ package tools
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"scv/internal/procfs"
+	"scv/internal/sweep"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -76,7 +75,7 @@ func (t *shellTool) Run(ctx context.Context, args json.RawMessage) Result {
 	defer pr.Close()
 	cmd := exec.CommandContext(runCtx, "sh", "-c", a.Command)
 	cmd.Dir = t.ws.Root()
-	marker, err := newCallMarker()
+	marker, err := sweep.NewMarker(callMarkerEnv)
 	if err != nil {
 		return t.fail("%v", err)
 	}
@@ -88,7 +87,7 @@ func (t *shellTool) Run(ctx context.Context, args json.RawMessage) Result {
 		killed.Store(true)
 		return killGroup(cmd.Process.Pid)
 	}
-	becomeSubreaper()
+	sweep.BecomeSubreaper()
 	if err := cmd.Start(); err != nil {
 		pw.Close()
 		return t.fail("start sh: %v", err)
@@ -113,12 +112,12 @@ func (t *shellTool) Run(ctx context.Context, args json.RawMessage) Result {
 	zombie := procfs.WaitNoReap(pgid)
 	if zombie {
 		_ = killGroup(pgid)
-		sweepCall(marker, pgid, pgid)
+		sweep.Tree(marker, pgid, pgid)
 	}
 	waitErr := cmd.Wait()
 	if !zombie {
 		_ = killGroup(pgid)
-		sweepCall(marker, pgid, pgid)
+		sweep.Tree(marker, pgid, pgid)
 	}
 	grace := time.NewTimer(shellDrainGrace)
 	select {
@@ -165,15 +164,6 @@ func (t *shellTool) Run(ctx context.Context, args json.RawMessage) Result {
 // call: descendants inherit it, so the call's cleanup can find them even
 // after they left its process group.
 const callMarkerEnv = "SCV_SHELL_CALL"
-
-// newCallMarker returns a fresh "SCV_SHELL_CALL=<random>" entry.
-func newCallMarker() (string, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("mark the command's processes: %w", err)
-	}
-	return callMarkerEnv + "=" + hex.EncodeToString(b[:]), nil
-}
 
 // killGroup sends SIGKILL to every process in the group led by pgid.
 func killGroup(pgid int) error {

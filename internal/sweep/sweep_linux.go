@@ -1,4 +1,4 @@
-package tools
+package sweep
 
 import (
 	"bytes"
@@ -12,34 +12,33 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// shellSweepBound is how long the cleanup after a shell call keeps killing
-// and reaping the call's processes; only a process that cannot die (stuck
-// in the kernel) or whose parent outside the call never reaps it lasts
-// that long.
-const shellSweepBound = 5 * time.Second
+// Bound is how long Tree keeps killing and reaping the work's processes;
+// only a process that cannot die (stuck in the kernel) or whose parent
+// outside the work never reaps it lasts that long.
+const Bound = 5 * time.Second
 
 var subreaperOnce sync.Once
 
-// becomeSubreaper makes scv the child subreaper of everything it starts:
-// a command's orphans are re-parented to scv instead of init, so the sweep
-// can reap the ones it kills and none is left a zombie whatever this
-// machine's init does.
-func becomeSubreaper() {
+// BecomeSubreaper makes scv the child subreaper of everything it starts:
+// the work's orphans are re-parented to scv instead of init, so Tree can
+// reap the ones it kills and none is left a zombie whatever this machine's
+// init does. Call it before starting the work.
+func BecomeSubreaper() {
 	subreaperOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 }
 
-// sweepCall kills every process that belongs to one shell call and reaps
-// those re-parented to scv. A process belongs to the call if it is in the
-// call's process group (pgid), if its environment holds marker (the
-// SCV_SHELL_CALL variable every descendant inherits unless it clears its
-// environment), or if its parent belongs. leader, the call's sh, is left
-// to exec.Cmd.Wait. Other calls' processes carry other markers and groups,
-// so concurrent calls never touch each other's.
-func sweepCall(marker string, pgid, leader int) {
+// Tree kills every process that belongs to one piece of work and reaps
+// those re-parented to scv. A process belongs to the work if it is in its
+// process group (pgid), if its environment holds marker (from NewMarker,
+// which every descendant inherits unless it clears its environment), or
+// if its parent belongs. leader, the work's first process, is left to
+// exec.Cmd.Wait. Other work's processes carry other markers and groups,
+// so concurrent sweeps never touch each other's.
+func Tree(marker string, pgid, leader int) {
 	self := os.Getpid()
 	needle := []byte(marker + "\x00")
 	killed := map[int]bool{}
-	deadline := time.Now().Add(shellSweepBound)
+	deadline := time.Now().Add(Bound)
 	quiet := 0
 	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
 		procs := procfs.Scan()
