@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"scv/internal/outbudget"
 	"scv/lsp/schema"
 	"scv/runtime/config"
 	"scv/runtime/provider"
@@ -66,6 +67,9 @@ type Server struct {
 	sessions *session.Manager
 	started  time.Time
 
+	// outbound is the byte budget every connection's queue is charged to.
+	outbound *outbudget.Process
+
 	mu    sync.Mutex
 	conns map[*conn]struct{}
 }
@@ -84,17 +88,18 @@ func NewServer(opts Options) *Server {
 	}
 	p := opts.Protocol
 	limits := session.Limits{
-		MaxPromptBytes:      session.MaxPromptBytes,
-		MaxQueueItems:       session.MaxQueueItems,
-		MaxQueueBytes:       session.MaxQueueBytes,
-		MaxClientFrameBytes: p.MaxClientFrameBytes,
-		MaxServerFrameBytes: p.MaxServerFrameBytes,
-		ReplayEvents:        session.ReplayEvents,
-		ReplayBytes:         session.ReplayBytes,
-		MaxInflightRequests: p.MaxInflightRequests,
-		OutboundQueueBytes:  p.OutboundQueueBytes,
-		MaxSessions:         opts.MaxSessions,
-		MaxOldTextBytes:     session.MaxOldTextBytes,
+		MaxPromptBytes:          session.MaxPromptBytes,
+		MaxQueueItems:           session.MaxQueueItems,
+		MaxQueueBytes:           session.MaxQueueBytes,
+		MaxClientFrameBytes:     p.MaxClientFrameBytes,
+		MaxServerFrameBytes:     p.MaxServerFrameBytes,
+		ReplayEvents:            session.ReplayEvents,
+		ReplayBytes:             session.ReplayBytes,
+		MaxInflightRequests:     p.MaxInflightRequests,
+		OutboundQueueBytes:      p.OutboundQueueBytes,
+		MaxProcessOutboundBytes: p.MaxProcessOutboundBytes,
+		MaxSessions:             opts.MaxSessions,
+		MaxOldTextBytes:         session.MaxOldTextBytes,
 	}.WithResponse(opts.Response)
 	if opts.Mode == ModeDaemon {
 		limits.MaxConnections = opts.MaxConnections
@@ -105,8 +110,9 @@ func NewServer(opts Options) *Server {
 		sessions: session.NewManager(session.Options{
 			Home: opts.Home, Flags: opts.Flags, Getenv: opts.Getenv, Limits: limits, Store: opts.Store,
 		}),
-		started: time.Now(),
-		conns:   map[*conn]struct{}{},
+		started:  time.Now(),
+		outbound: outbudget.NewProcess(p.MaxProcessOutboundBytes),
+		conns:    map[*conn]struct{}{},
 	}
 }
 

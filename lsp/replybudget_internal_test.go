@@ -1,0 +1,159 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"scv/internal/fakeopenai"
+	"scv/lsp/schema"
+	"scv/lsp/wire"
+	"scv/runtime/config"
+	"scv/runtime/provider"
+)
+
+// rawClient speaks to a server over one end of a pipe, frame by frame,
+// and reads only when the test says so.
+type rawClient struct {
+	t    *testing.T
+	conn net.Conn
+	r    *wire.Reader
+}
+
+func (c *rawClient) send(id int, method string, params any) {
+	c.t.Helper()
+	raw, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if _, err := c.conn.Write(wire.AppendFrame(nil, raw)); err != nil {
+		c.t.Fatalf("send %s: %v", method, err)
+	}
+}
+
+// until reads frames until one satisfies match and returns it.
+func (c *rawClient) until(what string, match func(msg map[string]json.RawMessage) bool) map[string]json.RawMessage {
+	c.t.Helper()
+	for {
+		body, err := c.r.ReadFrame()
+		if err != nil {
+			c.t.Fatalf("waiting for %s: %v", what, err)
+		}
+		var msg map[string]json.RawMessage
+		if err := json.Unmarshal(body, &msg); err != nil {
+			c.t.Fatalf("waiting for %s: %v in %.200s", what, err, body)
+		}
+		if match(msg) {
+			return msg
+		}
+	}
+}
+
+func (c *rawClient) result(id int, into any) {
+	c.t.Helper()
+	msg := c.until("reply "+itoa(id), func(m map[string]json.RawMessage) bool { return string(m["id"]) == itoa(id) })
+	if e := msg["error"]; e != nil {
+		c.t.Fatalf("reply %d: %s", id, e)
+	}
+	if err := json.Unmarshal(msg["result"], into); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// bigTurn starts a session whose one turn writes a file of size bytes, so
+// that its scv/turn/changes reply is about that large, and returns the
+// session and turn ids once the turn completed.
+func bigTurn(t *testing.T, c *rawClient, fake *fakeopenai.Server, work string, size int) (sid, tid string) {
+	t.Helper()
+	c.send(0, "initialize", map[string]any{})
+	c.result(0, &map[string]any{})
+	c.send(1, schema.MethodSessionStart, schema.SessionStartParams{Cwd: work})
+	var started struct{ SessionID string }
+	c.result(1, &started)
+	args, _ := json.Marshal(map[string]string{"path": "big.txt", "content": strings.Repeat("x", size-1) + "\n"})
+	fake.Enqueue(fakeopenai.Reply{ToolCalls: []provider.ToolCall{{ID: "w1", Name: "write_file", Arguments: string(args)}}},
+		fakeopenai.Reply{Chunks: []string{"done"}})
+	prompt := "write it"
+	c.send(2, schema.MethodTurnStart, schema.TurnStartParams{SessionID: started.SessionID, Prompt: &prompt})
+	var turn struct{ TurnID string }
+	c.result(2, &turn)
+	c.until("turn/completed", func(m map[string]json.RawMessage) bool {
+		return string(m["method"]) == `"`+schema.EvTurnCompleted+`"`
+	})
+	return started.SessionID, turn.TurnID
+}
+
+// writeConfig points a server's home at the fake model and approves
+// every tool call.
+func writeConfig(t *testing.T, home string, fake *fakeopenai.Server) {
+	t.Helper()
+	toml := "[provider]\nkind = \"openai\"\nbase_url = \"" + fake.URL() + "\"\napi_key = \"test-key\"\nmodel = \"test-model\"\n" +
+		"[agent]\napproval_policy = \"auto\"\n"
+	if err := os.WriteFile(config.UserFile(home), []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A client that pipelines requests with large replies (scv/turn/changes,
+// run off the read loop) and never reads them cannot make the server
+// queue more than its outbound budget and the one reply that crossed it:
+// replies in flight are charged like events, and the requests behind
+// them wait.
+func TestLargeRepliesInFlightStayWithinTheBudget(t *testing.T) {
+	const budget, replySize, requests = 256 << 10, 200 << 10, 24
+	fake := fakeopenai.New(t)
+	home, work := t.TempDir(), t.TempDir()
+	writeConfig(t, home, fake)
+	srv := NewServer(Options{Home: home})
+	srv.opts.Protocol.OutboundQueueBytes = budget
+	serverSide, editor := net.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeConn(context.Background(), serverSide) }()
+	t.Cleanup(func() { editor.Close(); <-done })
+	// A bound for a failing test only.
+	if err := editor.SetDeadline(time.Now().Add(60 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	c := &rawClient{t: t, conn: editor, r: wire.NewReader(editor, 16<<20)}
+	sid, tid := bigTurn(t, c, fake, work, replySize)
+
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		for id := 100; id < 100+requests; id++ {
+			raw, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": schema.MethodTurnChanges,
+				"params": schema.TurnChangesParams{SessionID: sid, TurnID: tid}})
+			if _, err := editor.Write(wire.AppendFrame(nil, raw)); err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { <-wrote })
+	deadline := time.Now().Add(30 * time.Second)
+	for queued(srv) < budget {
+		if time.Now().After(deadline) {
+			t.Fatalf("the replies never filled the %d-byte budget (queued %d)", budget, queued(srv))
+		}
+		time.Sleep(time.Millisecond) // polling another goroutine's progress, with a bound
+	}
+	for got := 0; got < requests; {
+		body, err := c.r.ReadFrame()
+		if err != nil {
+			t.Fatalf("after %d replies: %v", got, err)
+		}
+		if bytes.Contains(body, []byte(`"id":1`)) && bytes.Contains(body, []byte(`"result"`)) {
+			got++
+		}
+	}
+	// The most ever held: the budget, and the one reply that crossed it
+	// with its envelope.
+	bound := budget + replySize + 64<<10
+	if peak := srv.outbound.Peak(); peak > bound {
+		t.Fatalf("%d bytes were queued at once for a client that did not read, with a budget of %d (bound %d)", peak, budget, bound)
+	}
+}
