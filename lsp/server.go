@@ -58,6 +58,9 @@ type Options struct {
 	// InitializeTimeout, when set, closes a connection that has not sent
 	// initialize that long after it opened (the daemon's handshake bound).
 	InitializeTimeout time.Duration
+	// OnSessionClosed, when set, is told each session whose close has
+	// finished (session.Options.OnClosed); it must not block.
+	OnSessionClosed func(sessionID string)
 }
 
 // Server holds the sessions and serves connections to them.
@@ -109,6 +112,7 @@ func NewServer(opts Options) *Server {
 		limits: limits,
 		sessions: session.NewManager(session.Options{
 			Home: opts.Home, Flags: opts.Flags, Getenv: opts.Getenv, Limits: limits, Store: opts.Store,
+			OnClosed: opts.OnSessionClosed,
 		}),
 		started:  time.Now(),
 		outbound: outbudget.NewProcess(p.MaxProcessOutboundBytes),
