@@ -238,17 +238,24 @@ func (c *conn) dispatchAsync(m method, msg *incoming) {
 // being built. It reports false, holding nothing, when ctx ends first;
 // after true the caller gives the turn back by receiving from c.largeTurn.
 func (c *conn) awaitLargeTurn(ctx context.Context) bool {
-	select {
-	case c.largeTurn <- struct{}{}:
-	case <-ctx.Done():
-		return false
+	for {
+		// Room first, then the turn: whoever holds the turn is building a
+		// reply, never waiting for room.
+		c.out.WaitRoom(ctx)
+		select {
+		case c.largeTurn <- struct{}{}:
+		case <-ctx.Done():
+			return false
+		}
+		if ctx.Err() != nil {
+			<-c.largeTurn
+			return false
+		}
+		if !c.out.Full() {
+			return true
+		}
+		<-c.largeTurn // the reply built meanwhile filled the queue
 	}
-	c.out.WaitRoom(ctx)
-	if ctx.Err() != nil {
-		<-c.largeTurn
-		return false
-	}
-	return true
 }
 
 // call runs a handler, recovering a panic into an internal error so one bad

@@ -105,12 +105,54 @@ func writeConfig(t *testing.T, home string, fake *fakeopenai.Server) {
 // replies in flight are charged like events, and the requests behind
 // them wait.
 func TestLargeRepliesInFlightStayWithinTheBudget(t *testing.T) {
-	const budget, replySize, requests = 256 << 10, 200 << 10, 24
+	const budget, replySize = 256 << 10, 200 << 10
+	srv, fake, work := replyServer(t, budget, 1<<30)
+	c := dialRaw(t, srv)
+	sid, tid := bigTurn(t, c, fake, work, replySize)
+	pipelineChanges(t, srv, []*rawClient{c}, sid, tid)
+	// The most ever held: the budget, and the one reply that crossed it
+	// with its envelope.
+	bound := budget + replySize + replySlack
+	if peak := srv.outbound.Peak(); peak > bound {
+		t.Fatalf("%d bytes were queued at once for a client that did not read, with a budget of %d (bound %d)", peak, budget, bound)
+	}
+}
+
+// The process budget bounds what all connections hold together: two
+// clients that do not read, each under its own budget, stop once the
+// process's is spent, each past it by at most the reply it was building.
+func TestConnectionsShareTheProcessOutboundBudget(t *testing.T) {
+	const budget, process, replySize = 256 << 10, 256 << 10, 200 << 10
+	srv, fake, work := replyServer(t, budget, process)
+	a, b := dialRaw(t, srv), dialRaw(t, srv)
+	sid, tid := bigTurn(t, a, fake, work, replySize)
+	b.send(0, "initialize", map[string]any{})
+	b.result(0, &map[string]any{})
+	pipelineChanges(t, srv, []*rawClient{a, b}, sid, tid)
+	bound := process + 2*(replySize+replySlack)
+	if peak := srv.outbound.Peak(); peak > bound {
+		t.Fatalf("two clients that did not read had %d bytes queued at once, with a process budget of %d (bound %d)", peak, process, bound)
+	}
+}
+
+// replySlack covers a turn/changes reply's envelope and diff header
+// beyond the changed file's size.
+const replySlack = 16 << 10
+
+// replyServer is a daemon-mode server (sessions shared by its
+// connections) with the given outbound budgets.
+func replyServer(t *testing.T, budget, process int) (*Server, *fakeopenai.Server, string) {
+	t.Helper()
 	fake := fakeopenai.New(t)
 	home, work := t.TempDir(), t.TempDir()
 	writeConfig(t, home, fake)
-	srv := NewServer(Options{Home: home})
+	srv := NewServer(Options{Home: home, Mode: ModeDaemon, Protocol: config.Protocol{MaxProcessOutboundBytes: process}})
 	srv.opts.Protocol.OutboundQueueBytes = budget
+	return srv, fake, work
+}
+
+func dialRaw(t *testing.T, srv *Server) *rawClient {
+	t.Helper()
 	serverSide, editor := net.Pipe()
 	done := make(chan error, 1)
 	go func() { done <- srv.ServeConn(context.Background(), serverSide) }()
@@ -119,41 +161,61 @@ func TestLargeRepliesInFlightStayWithinTheBudget(t *testing.T) {
 	if err := editor.SetDeadline(time.Now().Add(60 * time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	c := &rawClient{t: t, conn: editor, r: wire.NewReader(editor, 16<<20)}
-	sid, tid := bigTurn(t, c, fake, work, replySize)
+	return &rawClient{t: t, conn: editor, r: wire.NewReader(editor, 16<<20)}
+}
 
-	wrote := make(chan struct{})
-	go func() {
-		defer close(wrote)
-		for id := 100; id < 100+requests; id++ {
-			raw, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": schema.MethodTurnChanges,
-				"params": schema.TurnChangesParams{SessionID: sid, TurnID: tid}})
-			if _, err := editor.Write(wire.AppendFrame(nil, raw)); err != nil {
-				return
+// pipelineChanges has every client send changesRequests scv/turn/changes
+// for the turn without reading, waits until the server has stopped taking
+// them on every connection, then reads every reply.
+func pipelineChanges(t *testing.T, srv *Server, clients []*rawClient, sid, tid string) {
+	t.Helper()
+	const changesRequests = 24
+	for _, c := range clients {
+		wrote := make(chan struct{})
+		go func() {
+			defer close(wrote)
+			for id := 100; id < 100+changesRequests; id++ {
+				raw, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": schema.MethodTurnChanges,
+					"params": schema.TurnChangesParams{SessionID: sid, TurnID: tid}})
+				if _, err := c.conn.Write(wire.AppendFrame(nil, raw)); err != nil {
+					return
+				}
 			}
-		}
-	}()
-	t.Cleanup(func() { <-wrote })
+		}()
+		t.Cleanup(func() { <-wrote })
+	}
 	deadline := time.Now().Add(30 * time.Second)
-	for queued(srv) < budget {
+	for !stalled(srv, len(clients)) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the replies never filled the %d-byte budget (queued %d)", budget, queued(srv))
+			t.Fatal("the replies never filled the budget")
 		}
 		time.Sleep(time.Millisecond) // polling another goroutine's progress, with a bound
 	}
-	for got := 0; got < requests; {
-		body, err := c.r.ReadFrame()
-		if err != nil {
-			t.Fatalf("after %d replies: %v", got, err)
-		}
-		if bytes.Contains(body, []byte(`"id":1`)) && bytes.Contains(body, []byte(`"result"`)) {
-			got++
+	for _, c := range clients {
+		for got := 0; got < changesRequests; {
+			body, err := c.r.ReadFrame()
+			if err != nil {
+				t.Fatalf("after %d replies: %v", got, err)
+			}
+			if bytes.Contains(body, []byte(`"id":1`)) && bytes.Contains(body, []byte(`"result"`)) {
+				got++
+			}
 		}
 	}
-	// The most ever held: the budget, and the one reply that crossed it
-	// with its envelope.
-	bound := budget + replySize + 64<<10
-	if peak := srv.outbound.Peak(); peak > bound {
-		t.Fatalf("%d bytes were queued at once for a client that did not read, with a budget of %d (bound %d)", peak, budget, bound)
+}
+
+// stalled reports whether each of the server's n connections has stopped
+// taking requests: its queue is full and no large reply is being built.
+func stalled(srv *Server, n int) bool {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if len(srv.conns) != n {
+		return false
 	}
+	for c := range srv.conns {
+		if !c.out.Full() || len(c.largeTurn) > 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -138,6 +138,13 @@ func (o *Outbound) Queued() int {
 	return o.acct.Queued()
 }
 
+// Full reports whether WaitRoom would wait now.
+func (o *Outbound) Full() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.acct.Full()
+}
+
 // Peak returns the most bytes the queue ever held, held frames included.
 func (o *Outbound) Peak() int {
 	o.mu.Lock()
