@@ -92,11 +92,10 @@ func (o *Outbound) PushReserved(frame []byte) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.closed {
-		// Run gives back what is still charged when it ends.
-		if o.settled {
-			return
+		// Never queued now; once Run has settled it gave the bytes back.
+		if !o.settled {
+			o.acct.Release(len(frame))
 		}
-		o.acct.Release(len(frame))
 		return
 	}
 	o.appendLocked(frame)
