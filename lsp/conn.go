@@ -234,8 +234,7 @@ func (c *conn) dispatchAsync(m method, msg *incoming) {
 // outbound queue has room. Without it, a client pipelining such requests
 // without reading would have every one of its in-flight requests build
 // and queue its large reply at once, whatever the budget; with it, the
-// connection holds at most the budget, one reply past it and the one
-// being built. It reports false, holding nothing, when ctx ends first;
+// connection holds at most the budget and the one reply that crossed it. It reports false, holding nothing, when ctx ends first;
 // after true the caller gives the turn back by receiving from c.largeTurn.
 func (c *conn) awaitLargeTurn(ctx context.Context) bool {
 	for {
