@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"scv/acp/schema"
+	"scv/internal/outbudget"
 	"scv/runtime/config"
 	"scv/runtime/session"
 	"scv/runtime/tools"
@@ -35,7 +36,12 @@ type Options struct {
 	// MaxQueuedBytes bounds the updates waiting for a slow client
 	// (protocol.outbound_queue_bytes, as for scv lsp); see lag.go.
 	MaxQueuedBytes int
-	Log            *slog.Logger
+	// Outbound is the process's budget of bytes queued for clients
+	// (protocol.max_process_outbound_bytes), which the updates waiting
+	// for this client are charged to as well; nil gives the door one of
+	// its own, of MaxQueuedBytes.
+	Outbound *outbudget.Process
+	Log      *slog.Logger
 }
 
 // Door serves one ACP client.
@@ -59,13 +65,15 @@ type Door struct {
 	nextID      int64
 	// The event pump: events wait in queue while holds > 0, so a handler
 	// can learn a turn's id before the turn's events are interpreted.
-	queue       []item
-	spare       []item // the last batch's emptied array, reused by queue
-	queuedBytes int    // encoded size of queue's updates, plus eventOverhead each
-	holds       int
-	wake        *sync.Cond
-	live        liveTails // running calls' output tails; the pump's own
-	done        bool
+	queue []item
+	spare []item // the last batch's emptied array, reused by queue
+	// acct is charged queuedSize for each item from deliver until the
+	// pump has written the batch it is in.
+	acct  *outbudget.Account
+	holds int
+	wake  *sync.Cond
+	live  liveTails // running calls' output tails; the pump's own
+	done  bool
 }
 
 // sessState is what this connection knows of one session.
@@ -128,6 +136,7 @@ func New(opts Options) *Door {
 		asks:     map[string]*ask{},
 		asked:    map[int64]*ask{},
 		lag:      map[string]uint64{},
+		acct:     outbudget.NewAccount(opts.Outbound, opts.MaxQueuedBytes),
 	}
 	d.wake = sync.NewCond(&d.mu)
 	if l, ok := opts.Backend.(interface{ bind(func(session.Event)) }); ok {
@@ -162,6 +171,12 @@ func (d *Door) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	d.wake.Broadcast()
 	d.mu.Unlock()
 	<-pumpDone
+	// What the pump left unwritten goes back to the process budget.
+	d.mu.Lock()
+	clear(d.queue)
+	d.queue = nil
+	d.acct.ReleaseAll()
+	d.mu.Unlock()
 	return err
 }
 

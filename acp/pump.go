@@ -19,11 +19,13 @@ func (d *Door) deliver(ev session.Event) {
 		it.update, it.encoded = sharedUpdate(ev, st.cwd), true
 	}
 	size := queuedSize(it)
-	if d.queuedBytes+size > d.opts.MaxQueuedBytes && droppable(ev.Payload) {
+	switch {
+	case !droppable(ev.Payload):
+		d.acct.Charge(size)
+	case !d.acct.Admit(size):
 		d.lag[ev.SessionID]++
 		return
 	}
-	d.queuedBytes += size
 	d.queue = append(d.queue, it)
 	d.wake.Signal()
 }
@@ -80,7 +82,7 @@ func (d *Door) pump() {
 		}
 		batch := d.queue
 		d.queue, d.spare = d.spare, nil
-		d.queuedBytes = 0
+		charged := d.acct.Queued()
 		d.mu.Unlock()
 		d.out.gather()
 		for _, it := range batch {
@@ -89,6 +91,9 @@ func (d *Door) pump() {
 		d.flushLive()
 		d.reportLag()
 		d.out.flush()
+		d.mu.Lock()
+		d.acct.Release(charged) // written now; deliver may have charged more since
+		d.mu.Unlock()
 		// The drained batch's array takes the next batch, so a stream of
 		// deltas does not regrow the queue from nothing each time.
 		clear(batch)

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"scv/internal/outbudget"
 	"scv/lsp/wire"
 	"scv/runtime/config"
 )
@@ -61,6 +62,10 @@ type ForwardOptions struct {
 	// in the editor's initialize (see withFlags) and bind the sessions
 	// started through this bridge.
 	Flags config.Overrides
+	// Outbound is the process's budget of bytes queued for editors
+	// (protocol.max_process_outbound_bytes); nil gives the forwarder one
+	// of its own, of ForwardBufferBytes.
+	Outbound *outbudget.Process
 }
 
 var (
@@ -99,7 +104,8 @@ func Forward(ctx context.Context, editorIn io.Reader, editorOut io.Writer, daemo
 	if limits.MaxClientFrameBytes <= 0 || limits.MaxServerFrameBytes <= 0 {
 		return fmt.Errorf("bridge: frame limits must be positive, got %+v", limits)
 	}
-	f := &forwarder{daemon: daemon, limits: limits, flags: opts.Flags, out: newEditorQueue(ForwardBufferBytes)}
+	f := &forwarder{daemon: daemon, limits: limits, flags: opts.Flags,
+		out: newEditorQueue(outbudget.NewAccount(opts.Outbound, ForwardBufferBytes))}
 	writerDone := make(chan error, 1)
 	upDone := make(chan error, 1)
 	downDone := make(chan error, 1)

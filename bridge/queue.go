@@ -5,6 +5,7 @@ import (
 	"io"
 	"sync"
 
+	"scv/internal/outbudget"
 	"scv/lsp/wire"
 )
 
@@ -12,31 +13,32 @@ import (
 var errQueueClosed = errors.New("forwarding ended")
 
 // editorQueue carries frames to the editor through one writer goroutine. It
-// is bounded in bytes with backpressure (a producer waits; nothing is
-// dropped, because replies must arrive), and whatever gathered while the
-// previous write was under way goes out in a single write.
+// is bounded in bytes by its outbudget.Account (its own budget and the
+// process's) with backpressure: a producer waits while the account is
+// full; nothing is dropped, because replies must arrive. Whatever gathered
+// while the previous write was under way goes out in a single write.
 type editorQueue struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
-	pending []byte // framed bytes not yet handed to the writer
-	spare   []byte // the last written buffer, reused
-	budget  int
+	pending []byte             // framed bytes not yet handed to the writer
+	spare   []byte             // the last written buffer, reused
+	acct    *outbudget.Account // pending and the buffer being written
 	closed  bool
 	err     error // set once a write failed
 }
 
-func newEditorQueue(budget int) *editorQueue {
-	q := &editorQueue{budget: budget}
+func newEditorQueue(acct *outbudget.Account) *editorQueue {
+	q := &editorQueue{acct: acct}
 	q.cond = sync.NewCond(&q.mu)
 	return q
 }
 
-// put frames body and queues it, waiting while the queue is over budget.
+// put frames body and queues it, waiting while the account is full.
 // It fails once the writer failed (*editorWriteError) or the queue closed.
 func (q *editorQueue) put(body []byte) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for len(q.pending) >= q.budget && q.err == nil && !q.closed {
+	for q.acct.Full() && q.err == nil && !q.closed {
 		q.cond.Wait()
 	}
 	switch {
@@ -45,7 +47,9 @@ func (q *editorQueue) put(body []byte) error {
 	case q.closed:
 		return errQueueClosed
 	}
+	before := len(q.pending)
 	q.pending = wire.AppendFrame(q.pending, body)
+	q.acct.Charge(len(q.pending) - before)
 	q.cond.Broadcast()
 	return nil
 }
@@ -77,14 +81,19 @@ func (q *editorQueue) run(w io.Writer) error {
 		_, err := w.Write(buf)
 
 		q.mu.Lock()
+		q.acct.Release(len(buf))
 		// A buffer grown by a huge frame is not kept around.
-		if cap(buf) <= 2*q.budget {
+		if cap(buf) <= 2*q.acct.Limit() {
 			q.spare = buf[:0]
 		} else {
 			q.spare = nil
 		}
 		if err != nil {
 			q.err = &editorWriteError{err}
+			// Nothing more is written: what is pending goes back to the
+			// process budget.
+			q.pending = nil
+			q.acct.ReleaseAll()
 		}
 		q.cond.Broadcast()
 		q.mu.Unlock()

@@ -6,11 +6,12 @@ import (
 	"strconv"
 	"testing"
 
+	"scv/internal/outbudget"
 	"scv/lsp/wire"
 )
 
 func TestEditorQueueKeepsOrderUnderBackpressure(t *testing.T) {
-	q := newEditorQueue(64) // a few frames at most
+	q := newEditorQueue(outbudget.NewAccount(nil, 64)) // a few frames at most
 	r, w := io.Pipe()
 	writerDone := make(chan error, 1)
 	go func() { writerDone <- q.run(w); w.Close() }()
@@ -48,7 +49,7 @@ func TestEditorQueueKeepsOrderUnderBackpressure(t *testing.T) {
 }
 
 func TestEditorQueueReportsWriteFailure(t *testing.T) {
-	q := newEditorQueue(1 << 10)
+	q := newEditorQueue(outbudget.NewAccount(nil, 1<<10))
 	r, w := io.Pipe()
 	r.Close()
 	writerDone := make(chan error, 1)
@@ -62,5 +63,26 @@ func TestEditorQueueReportsWriteFailure(t *testing.T) {
 	}
 	if err := q.put([]byte("y")); !errors.As(err, &werr) {
 		t.Fatalf("put after a failed write = %v", err)
+	}
+}
+
+// The queue charges the process budget for what it holds and gives it all
+// back once it is written, or once the editor is gone.
+func TestEditorQueueChargesTheProcessBudget(t *testing.T) {
+	proc := outbudget.NewProcess(1 << 20)
+	q := newEditorQueue(outbudget.NewAccount(proc, 1<<10))
+	if err := q.put([]byte("0123456789")); err != nil {
+		t.Fatal(err)
+	}
+	if proc.Used() == 0 {
+		t.Fatal("a queued frame was not charged to the process budget")
+	}
+	r, w := io.Pipe()
+	r.Close()
+	if err := q.run(w); err == nil {
+		t.Fatal("run did not report the failed write")
+	}
+	if got := proc.Used(); got != 0 {
+		t.Fatalf("the process still holds %d bytes for an editor that is gone", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"scv/internal/outbudget"
 	"scv/lsp/wire"
 	"scv/runtime/config"
 )
@@ -25,6 +26,8 @@ type conn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	async  sync.WaitGroup // handlers released from the read loop
+	// largeTurn lets one largeResult handler at a time run (see dispatchAsync).
+	largeTurn chan struct{}
 
 	mu          sync.Mutex
 	initialized bool
@@ -38,9 +41,8 @@ type conn struct {
 	// once the replies are queued: a client always learns a turn or queue
 	// id from its reply before an event uses it, however many of its
 	// requests run at once.
-	running   int
-	held      []heldFrame
-	heldBytes int
+	running int
+	held    []heldFrame
 	// The server's own requests (scv/file/*) awaiting the client's answer.
 	requests    map[int64]chan *incoming
 	nextRequest int64
@@ -49,13 +51,14 @@ type conn struct {
 func newConn(parent context.Context, srv *Server, rwc io.ReadWriteCloser) *conn {
 	ctx, cancel := context.WithCancel(parent)
 	c := &conn{
-		srv:      srv,
-		rwc:      rwc,
-		out:      wire.NewOutbound(srv.opts.Protocol.OutboundQueueBytes),
-		ctx:      ctx,
-		cancel:   cancel,
-		inflight: map[string]context.CancelFunc{},
-		lag:      map[string]uint64{},
+		srv:       srv,
+		rwc:       rwc,
+		out:       wire.NewOutbound(outbudget.NewAccount(srv.outbound, srv.opts.Protocol.OutboundQueueBytes)),
+		largeTurn: make(chan struct{}, 1),
+		ctx:       ctx,
+		cancel:    cancel,
+		inflight:  map[string]context.CancelFunc{},
+		lag:       map[string]uint64{},
 	}
 	c.out.OnDrained(c.reportLag)
 	return c
@@ -126,7 +129,7 @@ func (c *conn) readLoop() error {
 		}
 		// Replies are never dropped, so they are what this bounds: a
 		// client that writes requests without reading waits here.
-		c.out.WaitBelow(c.srv.opts.Protocol.OutboundQueueBytes)
+		c.out.WaitRoom(c.ctx)
 		if c.handleFrame(body) {
 			return nil
 		}
@@ -215,8 +218,43 @@ func (c *conn) dispatchAsync(m method, msg *incoming) {
 			c.mu.Unlock()
 			cancel()
 		}()
+		if m.largeResult {
+			if !c.awaitLargeTurn(ctx) {
+				c.reply(msg.id, nil, jsonrpc2.NewError(codeRequestCancelled, "request cancelled"))
+				return
+			}
+			defer func() { <-c.largeTurn }() // after the reply is queued
+		}
 		c.call(ctx, m, msg)
 	}()
+}
+
+// awaitLargeTurn lets a handler whose result may be as large as a frame
+// start once no other such handler of this connection runs and the
+// outbound queue has room. Without it, a client pipelining such requests
+// without reading would have every one of its in-flight requests build
+// and queue its large reply at once, whatever the budget; with it, the
+// connection holds at most the budget and the one reply that crossed it. It reports false, holding nothing, when ctx ends first;
+// after true the caller gives the turn back by receiving from c.largeTurn.
+func (c *conn) awaitLargeTurn(ctx context.Context) bool {
+	for {
+		// Room first, then the turn: whoever holds the turn is building a
+		// reply, never waiting for room.
+		c.out.WaitRoom(ctx)
+		select {
+		case c.largeTurn <- struct{}{}:
+		case <-ctx.Done():
+			return false
+		}
+		if ctx.Err() != nil {
+			<-c.largeTurn
+			return false
+		}
+		if !c.out.Full() {
+			return true
+		}
+		<-c.largeTurn // the reply built meanwhile filled the queue
+	}
 }
 
 // call runs a handler, recovering a panic into an internal error so one bad

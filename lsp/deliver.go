@@ -5,8 +5,11 @@ import (
 	"scv/runtime/session"
 )
 
-// heldFrame is a frame waiting for the running handlers' replies. owed
-// frames (a replay the client asked for) are queued whatever the budget.
+// heldFrame is a frame waiting for the running handlers' replies. Its
+// bytes are charged to the outbound queue's budgets while it waits
+// (Outbound.Reserve): held or queued, it is memory owed to the client.
+// owed frames (a replay the client asked for) are held whatever the
+// budgets hold.
 type heldFrame struct {
 	sid   string
 	seq   uint64
@@ -30,12 +33,12 @@ func (c *conn) releaseEvents() {
 		return
 	}
 	held := c.held
-	c.held, c.heldBytes = nil, 0
+	c.held = nil
 	for _, h := range held {
 		if h.owed {
-			c.out.Push(h.frame)
+			c.out.PushReserved(h.frame)
 		} else {
-			c.offerLocked(h.sid, h.frame)
+			c.queueHeldLocked(h.sid, h.frame)
 		}
 	}
 	// The writer may have drained while the events were held.
@@ -52,15 +55,31 @@ func (c *conn) Deliver(ev session.Event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.running > 0 {
-		if c.heldBytes+len(frame) > c.srv.opts.Protocol.OutboundQueueBytes {
+		if !c.out.Reserve(len(frame)) {
 			c.lag[ev.SessionID]++
 			return
 		}
 		c.held = append(c.held, heldFrame{sid: ev.SessionID, seq: ev.Seq, frame: frame})
-		c.heldBytes += len(frame)
 		return
 	}
 	c.offerLocked(ev.SessionID, frame)
+}
+
+// queueHeldLocked queues a held event, whose bytes are charged already,
+// behind the lagged report its session owes, if that fits: the report
+// and the event go in together or not at all (see offerLocked).
+func (c *conn) queueHeldLocked(sid string, frame []byte) {
+	if missed := c.lag[sid]; missed > 0 {
+		report := laggedFrame(sid, missed)
+		if !c.out.Reserve(len(report)) {
+			c.out.Unreserve(len(frame))
+			c.lag[sid]++
+			return
+		}
+		c.out.PushReserved(report)
+		delete(c.lag, sid)
+	}
+	c.out.PushReserved(frame)
 }
 
 func (c *conn) offerLocked(sid string, frame []byte) {
@@ -91,6 +110,9 @@ func (c *conn) replayAfterReply(sid string, a session.Attachment) {
 	}
 	for _, ev := range a.Replay {
 		owed = append(owed, heldFrame{sid: sid, seq: ev.Seq, owed: true, frame: frameOf(ev)})
+	}
+	for _, h := range owed {
+		c.out.ReserveOwed(len(h.frame))
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

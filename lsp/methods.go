@@ -32,6 +32,10 @@ type method struct {
 	// instead of holding them behind its reply: shutdown waits for the
 	// turns' terminal events, which the client must see first.
 	passEvents bool
+	// largeResult: the result may be as large as a server frame, so such
+	// handlers of one connection take turns, each once the outbound queue
+	// has room (conn.awaitLargeTurn).
+	largeResult bool
 }
 
 // methodTable drives dispatch and the method list advertised at
@@ -70,7 +74,7 @@ func init() {
 		// configure reads the workspace's project file (its policy rule).
 		schema.MethodSessionConfigure: {handle: handleSessionConfigure, async: true},
 		schema.MethodModelList:        {handle: handleModelList, async: true},
-		schema.MethodTurnChanges:      {handle: handleTurnChanges, async: true},
+		schema.MethodTurnChanges:      {handle: handleTurnChanges, async: true, largeResult: true},
 		schema.MethodTurnRevert:       {handle: handleTurnRevert, async: true},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"scv/internal/outbudget"
 	"scv/lsp/schema"
 	"scv/runtime/config"
 	"scv/runtime/provider"
@@ -57,6 +58,9 @@ type Options struct {
 	// InitializeTimeout, when set, closes a connection that has not sent
 	// initialize that long after it opened (the daemon's handshake bound).
 	InitializeTimeout time.Duration
+	// OnSessionClosed, when set, is told each session whose close has
+	// finished (session.Options.OnClosed); it must not block.
+	OnSessionClosed func(sessionID string)
 }
 
 // Server holds the sessions and serves connections to them.
@@ -65,6 +69,9 @@ type Server struct {
 	limits   session.Limits
 	sessions *session.Manager
 	started  time.Time
+
+	// outbound is the byte budget every connection's queue is charged to.
+	outbound *outbudget.Process
 
 	mu    sync.Mutex
 	conns map[*conn]struct{}
@@ -84,17 +91,18 @@ func NewServer(opts Options) *Server {
 	}
 	p := opts.Protocol
 	limits := session.Limits{
-		MaxPromptBytes:      session.MaxPromptBytes,
-		MaxQueueItems:       session.MaxQueueItems,
-		MaxQueueBytes:       session.MaxQueueBytes,
-		MaxClientFrameBytes: p.MaxClientFrameBytes,
-		MaxServerFrameBytes: p.MaxServerFrameBytes,
-		ReplayEvents:        session.ReplayEvents,
-		ReplayBytes:         session.ReplayBytes,
-		MaxInflightRequests: p.MaxInflightRequests,
-		OutboundQueueBytes:  p.OutboundQueueBytes,
-		MaxSessions:         opts.MaxSessions,
-		MaxOldTextBytes:     session.MaxOldTextBytes,
+		MaxPromptBytes:          session.MaxPromptBytes,
+		MaxQueueItems:           session.MaxQueueItems,
+		MaxQueueBytes:           session.MaxQueueBytes,
+		MaxClientFrameBytes:     p.MaxClientFrameBytes,
+		MaxServerFrameBytes:     p.MaxServerFrameBytes,
+		ReplayEvents:            session.ReplayEvents,
+		ReplayBytes:             session.ReplayBytes,
+		MaxInflightRequests:     p.MaxInflightRequests,
+		OutboundQueueBytes:      p.OutboundQueueBytes,
+		MaxProcessOutboundBytes: p.MaxProcessOutboundBytes,
+		MaxSessions:             opts.MaxSessions,
+		MaxOldTextBytes:         session.MaxOldTextBytes,
 	}.WithResponse(opts.Response)
 	if opts.Mode == ModeDaemon {
 		limits.MaxConnections = opts.MaxConnections
@@ -104,9 +112,11 @@ func NewServer(opts Options) *Server {
 		limits: limits,
 		sessions: session.NewManager(session.Options{
 			Home: opts.Home, Flags: opts.Flags, Getenv: opts.Getenv, Limits: limits, Store: opts.Store,
+			OnClosed: opts.OnSessionClosed,
 		}),
-		started: time.Now(),
-		conns:   map[*conn]struct{}{},
+		started:  time.Now(),
+		outbound: outbudget.NewProcess(p.MaxProcessOutboundBytes),
+		conns:    map[*conn]struct{}{},
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"scv/acp"
+	"scv/internal/outbudget"
 	"scv/lsp"
 )
 
@@ -42,7 +43,8 @@ func runACP(args []string) int {
 		backend = acp.NewLocal(lsp.NewServer(d.opts).Sessions(), true)
 	}
 	front := acp.New(acp.Options{Backend: backend, Version: version, MaxLineBytes: d.cfg.Protocol.MaxClientFrameBytes,
-		MaxQueuedBytes: d.cfg.Protocol.OutboundQueueBytes, Log: log})
+		MaxQueuedBytes: d.cfg.Protocol.OutboundQueueBytes,
+		Outbound:       outbudget.NewProcess(d.cfg.Protocol.MaxProcessOutboundBytes), Log: log})
 	if remote, ok := backend.(*acp.Remote); ok {
 		remote.Bind(front.Deliver)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"scv/bridge"
+	"scv/internal/memrelease"
 	"scv/internal/termsafe"
 	"scv/lsp"
 	"scv/runtime/config"
@@ -58,6 +59,10 @@ func runDaemon(args []string) int {
 	opts.Socket = socket
 	opts.MaxConnections = bridge.MaxConnections
 	opts.InitializeTimeout = bridge.HandshakeTimeout
+	// A closed session's memory goes back to the system at once, so a
+	// long-lived daemon returns to near its idle size.
+	release := memrelease.New(nil)
+	opts.OnSessionClosed = func(string) { release.Request() }
 
 	l, err := bridge.Listen(socket)
 	var running *bridge.AlreadyRunningError
@@ -76,7 +81,11 @@ func runDaemon(args []string) int {
 
 	reapCtx, stopReaping := context.WithCancel(context.Background())
 	var reaper sync.WaitGroup
-	reaper.Add(2)
+	reaper.Add(3)
+	go func() {
+		defer reaper.Done()
+		release.Run(reapCtx)
+	}()
 	go func() {
 		defer reaper.Done()
 		bridge.ReapIdleSessions(reapCtx, srv.Sessions().CloseIdle, time.Duration(cfg.Daemon.SessionIdleMinutes)*time.Minute, log)

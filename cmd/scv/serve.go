@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"scv/bridge"
+	"scv/internal/outbudget"
 	"scv/lsp"
 	"scv/runtime/config"
 	"scv/runtime/session"
@@ -87,7 +88,8 @@ func runLSP(args []string) int {
 	if d.daemon != nil {
 		// The daemon applies the flags to this connection's sessions, above
 		// their session/start params, as in-process serving does.
-		fwd := bridge.ForwardOptions{Limits: bridge.LimitsFrom(d.cfg.Protocol), Flags: f.session.overrides()}
+		fwd := bridge.ForwardOptions{Limits: bridge.LimitsFrom(d.cfg.Protocol), Flags: f.session.overrides(),
+			Outbound: outbudget.NewProcess(d.cfg.Protocol.MaxProcessOutboundBytes)}
 		if err := bridge.ForwardStdio(context.Background(), d.daemon, fwd); err != nil {
 			fmt.Fprintf(os.Stderr, "scv lsp: %v\n", err)
 			return 1

@@ -2,10 +2,13 @@ package wire
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"strings"
 	"testing"
+
+	"scv/internal/outbudget"
 )
 
 func frames(bodies ...string) []byte {
@@ -75,7 +78,7 @@ func TestReaderAcceptsExactLimitAndExtraHeaders(t *testing.T) {
 }
 
 func TestOutboundDropsEventsOverBudgetButNeverReplies(t *testing.T) {
-	o := NewOutbound(10)
+	o := NewOutbound(outbudget.NewAccount(nil, 10))
 	if !o.Offer(make([]byte, 8)) {
 		t.Fatal("first event refused")
 	}
@@ -102,7 +105,7 @@ func TestOutboundDropsEventsOverBudgetButNeverReplies(t *testing.T) {
 }
 
 func TestOutboundWritesInOrderAcrossChunks(t *testing.T) {
-	o := NewOutbound(1 << 30)
+	o := NewOutbound(outbudget.NewAccount(nil, 1<<30))
 	var want []byte
 	for i := 0; i < 3000; i++ {
 		f := AppendFrame(nil, bytes.Repeat([]byte{byte('a' + i%26)}, i%97))
@@ -141,17 +144,17 @@ func TestNextReusesItsBufferAndKeepsFramesApart(t *testing.T) {
 	}
 }
 
-func TestWaitBelowHoldsUntilTheWriterDrains(t *testing.T) {
-	o := NewOutbound(10)
+func TestWaitRoomHoldsUntilTheWriterDrains(t *testing.T) {
+	o := NewOutbound(outbudget.NewAccount(nil, 10))
 	o.Push(make([]byte, 16)) // a reply over the budget
 	released := make(chan struct{})
 	go func() {
-		o.WaitBelow(10)
+		o.WaitRoom(context.Background())
 		close(released)
 	}()
 	select {
 	case <-released:
-		t.Fatal("WaitBelow returned with 16 bytes queued and a limit of 10")
+		t.Fatal("WaitRoom returned with 16 bytes queued and a limit of 10")
 	default:
 	}
 	pr, pw := io.Pipe()

@@ -1,29 +1,35 @@
 package wire
 
 import (
+	"context"
 	"io"
 	"sync"
+
+	"scv/internal/outbudget"
 )
 
-// Outbound is a connection's send queue, bounded in bytes. One goroutine
-// (Run) writes queued frames in order. Events are dropped when the budget is
-// spent, so a client that stops reading never stalls whoever produces them;
-// replies are always admitted because their number is bounded by the
-// in-flight request limit.
+// Outbound is a connection's send queue, bounded in bytes by its
+// outbudget.Account (the connection's budget and the process's). One
+// goroutine (Run) writes queued frames in order. Events are dropped when a
+// budget is spent, so a client that stops reading never stalls whoever
+// produces them; replies are always admitted, and the connection waits
+// (WaitRoom) before taking on the work that produces more.
 type Outbound struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	frames [][]byte
-	queued int
-	budget int
+	acct   *outbudget.Account // guarded by mu
 	closed bool
+	// settled: Run has ended and given every byte back; a held frame
+	// arriving later has nothing left to return.
+	settled bool
 
 	onDrained func()
 }
 
-// NewOutbound returns a queue that holds at most budget bytes of events.
-func NewOutbound(budget int) *Outbound {
-	o := &Outbound{budget: budget}
+// NewOutbound returns a queue charging acct for every frame it holds.
+func NewOutbound(acct *outbudget.Account) *Outbound {
+	o := &Outbound{acct: acct}
 	o.cond = sync.NewCond(&o.mu)
 	return o
 }
@@ -36,33 +42,85 @@ func (o *Outbound) Push(frame []byte) bool {
 	if o.closed {
 		return false
 	}
-	o.frames = append(o.frames, frame)
-	o.queued += len(frame)
-	o.cond.Broadcast()
+	o.acct.Charge(len(frame))
+	o.appendLocked(frame)
 	return true
 }
 
-// Offer queues an event frame if it fits in the byte budget.
+// Offer queues an event frame if it fits in the budgets.
 func (o *Outbound) Offer(frame []byte) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.closed || o.queued+len(frame) > o.budget {
+	if o.closed || !o.acct.Admit(len(frame)) {
 		return false
 	}
-	o.frames = append(o.frames, frame)
-	o.queued += len(frame)
-	o.cond.Broadcast()
+	o.appendLocked(frame)
 	return true
 }
 
-// WaitBelow waits until fewer than limit bytes are queued or the queue is
-// closed. A connection calls it before reading the next request, so a
-// client that sends requests without reading the replies is slowed down
-// instead of piling replies up without bound.
-func (o *Outbound) WaitBelow(limit int) {
+// Reserve charges n bytes for a frame the connection holds back before
+// queuing it (PushReserved), if they fit in the budgets: a held frame is
+// memory the connection owes its client as much as a queued one.
+func (o *Outbound) Reserve(n int) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	for o.queued >= limit && !o.closed {
+	return !o.closed && o.acct.Admit(n)
+}
+
+// ReserveOwed charges n bytes for a held frame that must not be dropped
+// (a replay the client asked for), whatever the budgets hold.
+func (o *Outbound) ReserveOwed(n int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.settled {
+		o.acct.Charge(n)
+	}
+}
+
+// Unreserve returns what Reserve charged for a frame that will not be
+// queued after all.
+func (o *Outbound) Unreserve(n int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.settled {
+		o.acct.Release(n)
+	}
+}
+
+// PushReserved queues a frame whose bytes Reserve charged.
+func (o *Outbound) PushReserved(frame []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		// Never queued now; once Run has settled it gave the bytes back.
+		if !o.settled {
+			o.acct.Release(len(frame))
+		}
+		return
+	}
+	o.appendLocked(frame)
+}
+
+func (o *Outbound) appendLocked(frame []byte) {
+	o.frames = append(o.frames, frame)
+	o.cond.Broadcast()
+}
+
+// WaitRoom waits while the budgets are full (outbudget.Account.Full), or
+// until the queue is closed or ctx ends. A connection calls it before
+// reading the next request, and before running a handler whose result
+// may be large, so a client that sends requests without reading the
+// replies is slowed down instead of piling replies up without bound.
+func (o *Outbound) WaitRoom(ctx context.Context) {
+	stop := context.AfterFunc(ctx, func() {
+		o.mu.Lock()
+		o.cond.Broadcast()
+		o.mu.Unlock()
+	})
+	defer stop()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for o.acct.Full() && !o.closed && ctx.Err() == nil {
 		o.cond.Wait()
 	}
 }
@@ -76,7 +134,21 @@ func (o *Outbound) OnDrained(f func()) { o.onDrained = f }
 func (o *Outbound) Queued() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.queued
+	return o.acct.Queued()
+}
+
+// Full reports whether WaitRoom would wait now.
+func (o *Outbound) Full() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.acct.Full()
+}
+
+// Peak returns the most bytes the queue ever held, held frames included.
+func (o *Outbound) Peak() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.acct.Peak()
 }
 
 // Close stops admitting frames; Run writes what was already queued, then returns.
@@ -85,6 +157,23 @@ func (o *Outbound) Close() {
 	o.closed = true
 	o.cond.Broadcast()
 	o.mu.Unlock()
+}
+
+// abandon closes the queue after a failed write: what it holds will never
+// be written, so its bytes go back to the process budget.
+func (o *Outbound) abandon() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.closed = true
+	clear(o.frames)
+	o.frames = nil
+	o.settleLocked()
+	o.cond.Broadcast()
+}
+
+func (o *Outbound) settleLocked() {
+	o.acct.ReleaseAll()
+	o.settled = true
 }
 
 // writeChunk is how many bytes of queued frames Run gathers into one write:
@@ -102,6 +191,7 @@ func (o *Outbound) Run(w io.Writer) error {
 			o.cond.Wait()
 		}
 		if len(o.frames) == 0 {
+			o.settleLocked() // frames held back and never queued
 			o.mu.Unlock()
 			return nil
 		}
@@ -114,13 +204,13 @@ func (o *Outbound) Run(w io.Writer) error {
 			written += len(f)
 		}
 		o.mu.Lock()
-		o.queued -= written
+		o.acct.Release(written)
 		drained := len(o.frames) == 0
-		o.cond.Broadcast() // a reader waiting in WaitBelow
+		o.cond.Broadcast() // a reader waiting in WaitRoom
 		o.mu.Unlock()
 		clear(batch)
 		if err != nil {
-			o.Close()
+			o.abandon()
 			return err
 		}
 		if drained && o.onDrained != nil {

@@ -104,6 +104,9 @@ type Protocol struct {
 	MaxServerFrameBytes int `toml:"max_server_frame_bytes"`
 	OutboundQueueBytes  int `toml:"outbound_queue_bytes"`
 	MaxInflightRequests int `toml:"max_inflight_requests"`
+	// MaxProcessOutboundBytes bounds what all connections of one process
+	// have queued for their clients together (see internal/outbudget).
+	MaxProcessOutboundBytes int `toml:"max_process_outbound_bytes"`
 }
 
 // Skills controls skill discovery.

@@ -35,6 +35,10 @@ const (
 	DefaultMaxServerFrameBytes = 8 * 1024 * 1024
 	DefaultOutboundQueueBytes  = 32 * 1024 * 1024
 	DefaultMaxInflightRequests = 32
+	// DefaultMaxProcessOutboundBytes is what every connection of one
+	// process may have queued for its clients at once: four connections'
+	// full outbound queues.
+	DefaultMaxProcessOutboundBytes = 4 * DefaultOutboundQueueBytes
 
 	DefaultSkillsEnabled = true
 
@@ -99,10 +103,11 @@ func Defaults() Config {
 		},
 		Context: Context{MaxTokens: DefaultContextMaxTokens},
 		Protocol: Protocol{
-			MaxClientFrameBytes: DefaultMaxClientFrameBytes,
-			MaxServerFrameBytes: DefaultMaxServerFrameBytes,
-			OutboundQueueBytes:  DefaultOutboundQueueBytes,
-			MaxInflightRequests: DefaultMaxInflightRequests,
+			MaxClientFrameBytes:     DefaultMaxClientFrameBytes,
+			MaxServerFrameBytes:     DefaultMaxServerFrameBytes,
+			OutboundQueueBytes:      DefaultOutboundQueueBytes,
+			MaxInflightRequests:     DefaultMaxInflightRequests,
+			MaxProcessOutboundBytes: DefaultMaxProcessOutboundBytes,
 		},
 		Skills:      Skills{Enabled: DefaultSkillsEnabled},
 		Daemon:      Daemon{SessionIdleMinutes: DefaultSessionIdleMinutes, MaxSessions: DefaultMaxSessions},
@@ -127,6 +132,9 @@ func (p Protocol) WithDefaults() Protocol {
 	}
 	if p.MaxInflightRequests <= 0 {
 		p.MaxInflightRequests = d.MaxInflightRequests
+	}
+	if p.MaxProcessOutboundBytes <= 0 {
+		p.MaxProcessOutboundBytes = d.MaxProcessOutboundBytes
 	}
 	return p
 }

@@ -100,6 +100,7 @@ func Template() string {
 	kv("Largest frame sent to an editor, in bytes.", "max_server_frame_bytes", d.Protocol.MaxServerFrameBytes)
 	kv("Bytes queued for a slow editor before it is told it lagged.", "outbound_queue_bytes", d.Protocol.OutboundQueueBytes)
 	kv("Requests one connection may have in flight at once.", "max_inflight_requests", d.Protocol.MaxInflightRequests)
+	kv("Bytes all connections of one process may have queued for their editors together, replies included.", "max_process_outbound_bytes", d.Protocol.MaxProcessOutboundBytes)
 	w("")
 
 	w("[skills]")

@@ -110,6 +110,11 @@ func (c Config) validate(origin func(string) string) error {
 	positive("protocol.max_server_frame_bytes", c.Protocol.MaxServerFrameBytes)
 	positive("protocol.outbound_queue_bytes", c.Protocol.OutboundQueueBytes)
 	positive("protocol.max_inflight_requests", c.Protocol.MaxInflightRequests)
+	positive("protocol.max_process_outbound_bytes", c.Protocol.MaxProcessOutboundBytes)
+	if c.Protocol.MaxProcessOutboundBytes < c.Protocol.OutboundQueueBytes {
+		bad("protocol.max_process_outbound_bytes", "must hold at least one connection's protocol.outbound_queue_bytes (%d), got %d",
+			c.Protocol.OutboundQueueBytes, c.Protocol.MaxProcessOutboundBytes)
+	}
 	if c.Protocol.OutboundQueueBytes < c.Protocol.MaxServerFrameBytes {
 		bad("protocol.outbound_queue_bytes", "must hold at least one frame of protocol.max_server_frame_bytes (%d), got %d",
 			c.Protocol.MaxServerFrameBytes, c.Protocol.OutboundQueueBytes)

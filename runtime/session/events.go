@@ -91,6 +91,28 @@ func (m *memoSlab) next() *memo {
 	return first
 }
 
+// bytes returns the bytes of the encodings cached so far.
+func (m *memo) bytes() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := len(m.first.bytes)
+	for _, c := range m.more {
+		n += len(c.bytes)
+	}
+	return n
+}
+
+// forget drops the cached encodings. The ring calls it on an event it
+// lets go: the memo sits in a block shared with newer events, which would
+// otherwise keep the encodings alive. Whoever still holds the event and
+// asks for an encoding gets it made again.
+func (m *memo) forget() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.first = memoEntry{}
+	m.more = nil
+}
+
 type memoEntry struct {
 	key   any
 	bytes []byte
@@ -269,10 +291,12 @@ func (s *Session) emitLocked(p Payload) error {
 	ev := Event{SessionID: s.id, Seq: s.seq, Payload: p, size: size, json: data, memo: s.memos.next()}
 	// Stored (and at the durable points synced) before any client sees it.
 	s.persistLocked(ev, data)
-	s.ring.push(ev)
 	for _, sub := range s.subList {
 		sub.Deliver(ev)
 	}
+	// Into the ring after delivery, so that it is charged for the
+	// encodings the doors made of it.
+	s.ring.push(ev)
 	return nil
 }
 

@@ -42,9 +42,12 @@ type Limits struct {
 	ReplayBytes         int `json:"replayBytes"`
 	MaxInflightRequests int `json:"maxInflightRequests"`
 	OutboundQueueBytes  int `json:"outboundQueueBytes"`
-	MaxConnections      int `json:"maxConnections,omitempty"`
-	MaxSessions         int `json:"maxSessions"`
-	MaxOldTextBytes     int `json:"maxOldTextBytes"`
+	// MaxProcessOutboundBytes is what all connections of the serving
+	// process may have queued together (protocol.max_process_outbound_bytes).
+	MaxProcessOutboundBytes int `json:"maxProcessOutboundBytes"`
+	MaxConnections          int `json:"maxConnections,omitempty"`
+	MaxSessions             int `json:"maxSessions"`
+	MaxOldTextBytes         int `json:"maxOldTextBytes"`
 	// What one model response may hold (provider.Limits).
 	MaxResponseBytes int `json:"maxResponseBytes"`
 	MaxToolCallBytes int `json:"maxToolCallBytes"`

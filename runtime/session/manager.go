@@ -38,6 +38,11 @@ type Options struct {
 	// Store keeps every session on disk ($SCV_HOME/sessions); nil keeps
 	// them in memory only.
 	Store *store.Store
+	// OnClosed, when set, is called with a session's id once its close
+	// has finished and it holds none of its turns any more: the daemon
+	// gives the memory back to the system then. It is called with the
+	// session's lock held and must not block.
+	OnClosed func(sessionID string)
 }
 
 // Manager owns every session of a process.
@@ -233,6 +238,7 @@ func (m *Manager) build(id string, createdAt time.Time, cwd string, cfg config.C
 		subs:             map[Subscriber]struct{}{},
 		sessionApproved:  map[string]bool{},
 		closeDone:        make(chan struct{}),
+		onClosed:         m.opts.OnClosed,
 	}
 	if cfg.Provider.Kind == "replay" {
 		s.model = "replay"

@@ -2,23 +2,42 @@ package session
 
 // ring keeps a session's newest events for connections that re-attach:
 // at most ReplayEvents of them and, so that a few huge events (a model
-// writing a large file shows it in tool/proposed) cannot pin memory, at
-// most ReplayBytes, though always the newest one.
+// writing a large file shows it in tool/proposed, a long answer) cannot
+// pin memory, at most ReplayBytes of memory, though always the newest one.
 type ring struct {
-	events []Event // events[head:] are held, oldest first
-	head   int
-	bytes  int
+	events  []Event // events[head:] are held, oldest first
+	charged []int   // charged[i] is what events[i] was charged
+	head    int
+	bytes   int
 }
 
-// eventBytes counts an event twice its JSON size: its values and the one
-// encoding a front door usually memoizes on it.
-func eventBytes(ev Event) int { return 2 * ev.size }
+// heldCost is what an event held in the ring keeps in memory: its
+// values (about its JSON size) and the encodings the doors cached on it
+// when it was delivered — at least one, which a replay makes if no door
+// did. The JSON it was measured with is not kept (push drops it).
+func heldCost(ev Event) int {
+	enc := 0
+	if ev.memo != nil {
+		enc = ev.memo.bytes()
+	}
+	return ev.size + max(enc, ev.size+frameOverheadBytes)
+}
 
+// push holds ev, delivered already, and drops the oldest events past
+// either bound.
 func (r *ring) push(ev Event) {
+	// The doors have encoded it; a replay through a dialect that did not
+	// encodes its values again rather than the ring keeping a third copy.
+	ev.json = nil
 	r.events = append(r.events, ev)
-	r.bytes += eventBytes(ev)
+	n := heldCost(ev)
+	r.charged = append(r.charged, n)
+	r.bytes += n
 	for held := len(r.events) - r.head; held > ReplayEvents || (r.bytes > ReplayBytes && held > 1); held-- {
-		r.bytes -= eventBytes(r.events[r.head])
+		r.bytes -= r.charged[r.head]
+		if m := r.events[r.head].memo; m != nil {
+			m.forget()
+		}
 		r.events[r.head] = Event{}
 		r.head++
 	}
@@ -26,10 +45,22 @@ func (r *ring) push(ev Event) {
 	// they are, so pushes stay amortised O(1) and memory bounded.
 	if r.head >= ReplayEvents && r.head >= len(r.events)-r.head {
 		n := copy(r.events, r.events[r.head:])
+		copy(r.charged, r.charged[r.head:])
 		clear(r.events[n:])
 		r.events = r.events[:n]
+		r.charged = r.charged[:n]
 		r.head = 0
 	}
+}
+
+// reset lets every held event go.
+func (r *ring) reset() {
+	for _, ev := range r.events[r.head:] {
+		if ev.memo != nil {
+			ev.memo.forget()
+		}
+	}
+	*r = ring{}
 }
 
 // after returns the held events with seq > afterSeq, oldest first, and the

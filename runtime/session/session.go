@@ -56,8 +56,9 @@ type Session struct {
 	approvals       []*pendingApproval
 	sessionApproved map[string]bool
 	closed          bool
-	closeDone       chan struct{} // closed when the close has finished (finishCloseLocked)
-	stopping        bool          // the process is shutting down: start no turn
+	closeDone       chan struct{}          // closed when the close has finished (finishCloseLocked)
+	onClosed        func(sessionID string) // Options.OnClosed
+	stopping        bool                   // the process is shutting down: start no turn
 	idleSince       time.Time
 	title           string
 	turnCount       int
@@ -363,5 +364,14 @@ func (s *Session) finishCloseLocked() {
 	s.closeDiskLocked()
 	_ = s.emitLocked(SessionClosed{})
 	s.subs, s.subList = map[Subscriber]struct{}{}, nil
+	// Its turns are on disk; whoever still holds the closed session (the
+	// Manager's closing set, a request that looked it up) must not keep
+	// them in memory.
+	s.ring.reset()
+	s.history = nil
+	s.disk.loaded = nil
 	close(s.closeDone)
+	if s.onClosed != nil {
+		s.onClosed(s.id)
+	}
 }
