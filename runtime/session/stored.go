@@ -134,16 +134,16 @@ func (m *Manager) restore(log *store.Log, loaded store.Loaded) (*Session, error)
 func (s *Session) restoreInterruptedLocked(r rebuilt) {
 	ev := SessionRestored{InterruptedTurnID: r.running, CancelledApprovals: []string{}, Queued: len(r.queue), Paused: true}
 	for _, a := range r.open {
-		_ = s.emitLocked(ApprovalResolved{TurnID: a.TurnID, ApprovalID: a.ApprovalID, Decision: DecisionCancelled})
+		s.announceLocked(ApprovalResolved{TurnID: a.TurnID, ApprovalID: a.ApprovalID, Decision: DecisionCancelled})
 		ev.CancelledApprovals = append(ev.CancelledApprovals, a.ApprovalID)
 	}
 	if r.running != "" {
 		s.answerOpenCallsLocked()
-		_ = s.emitLocked(TurnFailed{TurnID: r.running, Code: TurnFailedInterrupted,
+		s.announceLocked(TurnFailed{TurnID: r.running, Code: TurnFailedInterrupted,
 			Message: "the scv process serving this session stopped while this turn ran; the response it was streaming is lost"})
 	}
 	s.paused = true
-	_ = s.emitLocked(ev)
+	s.announceLocked(ev)
 }
 
 // ListOptions filter and page ListSessions.

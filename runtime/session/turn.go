@@ -70,6 +70,9 @@ func (s *Session) StartTurnWithFiles(prompt string, ctxItems []ContextItem, subm
 	if s.stopping {
 		return TurnStart{}, errorf(CodeUnsupported, "the scv daemon is shutting down; the prompt was not started")
 	}
+	if err := s.logRoomLocked(); err != nil {
+		return TurnStart{}, err
+	}
 	// While the last turn's checkpoint is finished the queue waits for it
 	// (startNextLocked); a prompt sent then joins the queue rather than
 	// jump it, unless the queue is paused (its prompts wait for a resume).
@@ -117,7 +120,7 @@ func (s *Session) launchLocked(t *turn) {
 	if s.title == "" {
 		s.title = store.Title(t.prompt)
 	}
-	_ = s.emitLocked(TurnStarted{TurnID: t.id, QueueID: t.queueID, Prompt: t.prompt, Context: t.attachments.refs})
+	s.announceLocked(TurnStarted{TurnID: t.id, QueueID: t.queueID, Prompt: t.prompt, Context: t.attachments.refs})
 	t.ckptAfter = s.ckpt.settling
 	s.turns.Add(1)
 	go func() {
@@ -171,10 +174,10 @@ func (s *Session) emitTerminalLocked(t *turn, o outcome) {
 	var perr *provider.Error
 	switch {
 	case o.err == nil:
-		_ = s.emitLocked(TurnCompleted{TurnID: t.id, Steps: t.steps, Usage: t.usage, ChangesPending: t.ckptUsed})
+		s.announceLocked(TurnCompleted{TurnID: t.id, Steps: t.steps, Usage: t.usage, ChangesPending: t.ckptUsed})
 		return
 	case errors.Is(o.err, context.Canceled) && t.ctx.Err() != nil:
-		_ = s.emitLocked(TurnCancelled{TurnID: t.id, ChangesPending: t.ckptUsed})
+		s.announceLocked(TurnCancelled{TurnID: t.id, ChangesPending: t.ckptUsed})
 		return
 	case errors.As(o.err, &tooLarge):
 		s.emitFailedLocked(t, TurnFailedResponseLimit, o.err.Error())
@@ -182,6 +185,8 @@ func (s *Session) emitTerminalLocked(t *turn, o outcome) {
 		s.emitFailedLocked(t, string(perr.Code), perr.Error())
 	case errors.Is(o.err, errMaxSteps):
 		s.emitFailedLocked(t, "max_steps", fmt.Sprintf("the turn reached agent.max_steps (%d) without a final answer", s.cfg.Agent.MaxSteps))
+	case CodeOf(o.err) == CodeStoreFailed || CodeOf(o.err) == CodeSessionTooLarge:
+		s.emitFailedLocked(t, string(CodeOf(o.err)), o.err.Error())
 	case errors.Is(o.err, context.DeadlineExceeded):
 		s.emitFailedLocked(t, string(provider.CodeTimeout), o.err.Error())
 	default: // a recovered panic (turnPanic) or another fault of scv
@@ -190,7 +195,7 @@ func (s *Session) emitTerminalLocked(t *turn, o outcome) {
 }
 
 func (s *Session) emitFailedLocked(t *turn, code, message string) {
-	_ = s.emitLocked(TurnFailed{TurnID: t.id, Code: code, Message: message, ChangesPending: t.ckptUsed})
+	s.announceLocked(TurnFailed{TurnID: t.id, Code: code, Message: message, ChangesPending: t.ckptUsed})
 }
 
 var errMaxSteps = errors.New("max steps reached")
