@@ -70,6 +70,11 @@ func (s *Session) addHistoryLocked(m provider.Message) {
 func (s *Session) persistLocked(ev Event, data []byte, must bool) error {
 	d := &s.disk
 	if d.log == nil {
+		if d.store != nil && !must {
+			// Shutdown closed the log while the session still takes
+			// requests: a change now would be answered and lost.
+			return errorf(CodeStoreFailed, "session %s's file is closed (the server is stopping), so the change was not made", s.id)
+		}
 		return nil
 	}
 	// A refusable event keeps seqHeadroom seqs of the reservation free

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -128,5 +129,32 @@ func TestASessionNearItsBoundTakesNoNewPrompt(t *testing.T) {
 	s.mu.Unlock()
 	if _, err := st.Read(s.id); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAChangeAfterShutdownIsRefused: Shutdown closes the sessions' logs
+// while connections may still send requests; a rename then was answered
+// OK and lost at the restart. It is refused with store_failed.
+func TestAChangeAfterShutdownIsRefused(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("[provider]\napi_key = \"k\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(filepath.Join(home, "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewManager(Options{Home: home, Getenv: func(string) string { return "" }, Store: st})
+	s, _, err := m.Start(StartParams{Cwd: t.TempDir()}, &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Shutdown()
+	if err := m.Rename(s.ID(), "after shutdown"); CodeOf(err) != CodeStoreFailed {
+		t.Fatalf("rename after Shutdown: %v, want code %s", err, CodeStoreFailed)
+	}
+	page, err := NewManager(Options{Home: home, Store: st}).ListSessions(ListOptions{})
+	if err != nil || len(page.Sessions) != 1 || page.Sessions[0].Title != "" {
+		t.Fatalf("listed after the restart: %+v, %v", page.Sessions, err)
 	}
 }
