@@ -212,5 +212,5 @@ func (s *Session) startNextLocked() {
 	t := s.newTurnLocked(entry.Prompt, entry.attachments, entry.QueueID)
 	t.files = entry.files
 	s.announceLocked(QueueDequeued{entry.QueueID, t.id})
-	s.launchLocked(t)
+	_ = s.launchLocked(t, true)
 }

@@ -76,6 +76,12 @@ func TestAChangeThatCannotBeStoredIsRefused(t *testing.T) {
 	if _, err := s.UpdateQueue(first.QueueID, first.Revision, "edited"); CodeOf(err) != CodeStoreFailed {
 		t.Fatalf("queue edit on a full disk: %v, want code %s", err, CodeStoreFailed)
 	}
+	if _, err := s.StartTurn("a turn", nil, "1"); CodeOf(err) != CodeStoreFailed {
+		t.Fatalf("turn start on a full disk: %v, want code %s", err, CodeStoreFailed)
+	}
+	if s.active != nil || len(s.history) != 0 || s.turnCount != 0 || len(s.marks.order) != 0 {
+		t.Fatalf("a refused turn start left a turn: active %v, history %d, turns %d", s.active, len(s.history), s.turnCount)
+	}
 	if got := queueOrder(s); got != "first" || s.Queue().Entries[0].Revision != first.Revision || s.title != kept {
 		t.Fatalf("after refusals: queue %q (revision %d), title %q; want the state before", got, s.Queue().Entries[0].Revision, s.title)
 	}

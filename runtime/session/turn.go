@@ -87,7 +87,10 @@ func (s *Session) StartTurnWithFiles(prompt string, ctxItems []ContextItem, subm
 	t := s.newTurnLocked(prompt, attachments, "")
 	t.files = files
 	res := TurnStart{Status: "started", TurnID: t.id}
-	s.launchLocked(t)
+	if err := s.launchLocked(t, false); err != nil {
+		t.cancel()
+		return TurnStart{}, err
+	}
 	return res, nil
 }
 
@@ -109,8 +112,12 @@ func (s *Session) newTurnLocked(prompt string, attachments resolved, queueID str
 }
 
 // launchLocked marks t running, announces it and starts its goroutine,
-// which the session's WaitGroup owns.
-func (s *Session) launchLocked(t *turn) {
+// which the session's WaitGroup owns. A turn a client starts (must
+// false) is not started when turn.started cannot be stored: the error
+// is its refusal, and the session is as it was. A turn from the queue
+// (must) starts whatever the disk says: its dequeue went out already.
+func (s *Session) launchLocked(t *turn, must bool) error {
+	title, idle := s.title, s.idleSince
 	s.active = t
 	s.idleSince = time.Time{}
 	// The prompt joins the history now, so turn.started's record stores it.
@@ -120,7 +127,22 @@ func (s *Session) launchLocked(t *turn) {
 	if s.title == "" {
 		s.title = store.Title(t.prompt)
 	}
-	s.announceLocked(TurnStarted{TurnID: t.id, QueueID: t.queueID, Prompt: t.prompt, Context: t.attachments.refs})
+	started := TurnStarted{TurnID: t.id, QueueID: t.queueID, Prompt: t.prompt, Context: t.attachments.refs}
+	if must {
+		s.announceLocked(started)
+	} else if err := s.undoOnRefusal(started, func() {
+		s.active, s.idleSince, s.title = nil, idle, title
+		s.history = s.history[:len(s.history)-1]
+		if n := len(s.disk.pending); n > 1 {
+			s.disk.pending = s.disk.pending[:n-1]
+		} else {
+			s.disk.pending = nil
+		}
+		s.marks.forget(t.id)
+		s.turnCount--
+	}); err != nil {
+		return err
+	}
 	t.ckptAfter = s.ckpt.settling
 	s.turns.Add(1)
 	go func() {
@@ -134,6 +156,7 @@ func (s *Session) launchLocked(t *turn) {
 			s.finishCheckpoint(t, settled)
 		}
 	}()
+	return nil
 }
 
 // outcome is how a turn ended.
