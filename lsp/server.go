@@ -95,7 +95,11 @@ func NewServer(opts Options) *Server {
 		OutboundQueueBytes:  p.OutboundQueueBytes,
 		MaxSessions:         opts.MaxSessions,
 		MaxOldTextBytes:     session.MaxOldTextBytes,
+		MaxLogBytes:         store.MaxLogBytes,
 	}.WithResponse(opts.Response)
+	if opts.Store != nil {
+		limits.MaxLogBytes = opts.Store.MaxLogBytes()
+	}
 	if opts.Mode == ModeDaemon {
 		limits.MaxConnections = opts.MaxConnections
 	}
