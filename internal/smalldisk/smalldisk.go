@@ -17,11 +17,21 @@ import (
 // is unmounted when t ends.
 func Mount(t testing.TB, size int) string {
 	t.Helper()
+	dir := t.TempDir()
+	MountAt(t, dir, size)
+	return dir
+}
+
+// MountAt mounts a tmpfs of size bytes on dir, which it creates, for t.
+func MountAt(t testing.TB, dir string, size int) {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("a full disk is tested on a tmpfs this test mounts, which needs root")
 	}
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+strconv.Itoa(size)); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+strconv.Itoa(size)+",mode=0700"); err != nil {
 		t.Skipf("cannot mount a tmpfs at %s: %v", dir, err)
 	}
 	t.Cleanup(func() {
@@ -29,7 +39,6 @@ func Mount(t testing.TB, size int) string {
 			t.Errorf("unmount %s: %v", dir, err)
 		}
 	})
-	return dir
 }
 
 // Fill writes a file in dir until the disk is full, and returns the
