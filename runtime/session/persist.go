@@ -136,8 +136,9 @@ func (s *Session) persistLocked(ev Event, data []byte, must bool) error {
 		d.giveBackReasoning(x.Reasoning)
 		return s.storeFailedLocked(ev, err)
 	}
-	d.pending = nil
-	if !stored {
+	if stored {
+		d.pending = nil // the record carries them
+	} else {
 		d.addReasoningOf(ev)
 	}
 	d.dirty = !syncs || err != nil
@@ -148,7 +149,9 @@ func (s *Session) persistLocked(ev Event, data []byte, must bool) error {
 	if reserve != 0 && reserve > d.reserved.Load() {
 		d.reserved.Store(reserve)
 	}
-	s.storedLocked()
+	if syncs {
+		s.storedLocked() // written, so the disk has room again
+	}
 	if kind.meta || d.metaStale {
 		s.writeMetaLocked()
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"scv/internal/smalldisk"
+	"scv/runtime/provider"
 	"scv/runtime/store"
 )
 
@@ -162,5 +163,33 @@ func TestAChangeAfterShutdownIsRefused(t *testing.T) {
 	page, err := NewManager(Options{Home: home, Store: st}).ListSessions(ListOptions{})
 	if err != nil || len(page.Sessions) != 1 || page.Sessions[0].Title != "" {
 		t.Fatalf("listed after the restart: %+v, %v", page.Sessions, err)
+	}
+}
+
+// TestHistoryWaitsPastAReservationRecord: a seq.reserve record, written
+// for an event that is not stored, carries no history; the messages
+// waiting for a record go with the next stored one.
+func TestHistoryWaitsPastAReservationRecord(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := sessionOnDisk(t, st)
+	s.mu.Lock()
+	s.addHistoryLocked(provider.Message{Role: provider.RoleUser, Content: "waiting"})
+	if err := s.emitLocked(ToolOutput{"t1", "c1", "out"}); err != nil { // takes a reservation
+		t.Fatal(err)
+	}
+	if err := s.emitLocked(SessionRenamed{Title: "carried"}); err != nil {
+		t.Fatal(err)
+	}
+	s.closeDiskLocked()
+	s.mu.Unlock()
+	loaded, err := st.Read(s.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rebuild(loaded.Records); len(loaded.Records) != 2 || loaded.Records[0].Type != recordSeqReserve || len(r.history) != 1 || r.history[0].Content != "waiting" {
+		t.Fatalf("records %d (first %s), history %+v", len(loaded.Records), loaded.Records[0].Type, r.history)
 	}
 }
