@@ -39,6 +39,8 @@ func TestAFullDiskRefusesChangesAndRecovers(t *testing.T) {
 		lsptest.ExpectError(t, err, -32000, "store_failed")
 		err = ed.Call(schema.MethodTurnStart, map[string]any{"sessionId": sid, "prompt": "lost"}, nil)
 		lsptest.ExpectError(t, err, -32000, "store_failed")
+		_, err = ed.TryStartSession("", nil)
+		lsptest.ExpectError(t, err, -32000, "store_failed")
 		err = ed.Call(schema.MethodQueueUpdate, map[string]any{"sessionId": sid, "queueId": first.QueueID, "revision": first.Revision, "prompt": "edited"}, nil)
 		lsptest.ExpectError(t, err, -32000, "store_failed")
 		if q := queueOf(t, ed, sid); len(q.Entries) != 1 || q.Entries[0].Prompt != "first" || q.Entries[0].Revision != first.Revision {

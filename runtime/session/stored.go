@@ -25,7 +25,7 @@ func (m *Manager) create(s *Session) error {
 		ApprovalPolicy: s.cfg.Agent.ApprovalPolicy, CreatedAt: s.createdAt,
 	})
 	if err != nil {
-		return fmt.Errorf("store the new session: %w", err)
+		return storeError(s.id, fmt.Errorf("store the new session: %w", err))
 	}
 	s.disk = disk{store: st, log: log}
 	return nil
@@ -40,6 +40,10 @@ func storeError(id string, err error) error {
 		return errorf(CodeSessionNotFound, "session %q was not found", id)
 	case errors.Is(err, store.ErrFormat):
 		return errorf(CodeSessionNotFound, "session %s cannot be loaded: %v", id, err)
+	case errors.Is(err, store.ErrTooLarge):
+		return errorf(CodeSessionTooLarge, "%v", err)
+	case errors.Is(err, store.ErrWrite):
+		return errorf(CodeStoreFailed, "session %s could not be stored: %v", id, err)
 	}
 	return err
 }
@@ -284,7 +288,7 @@ func (m *Manager) Fork(id, turnID string) (string, error) {
 	}
 	log, err := st.CreateFrom(fork, recs)
 	if err != nil {
-		return "", fmt.Errorf("fork session %s: %w", id, err)
+		return "", storeError(fork.ID, fmt.Errorf("fork session %s: %w", id, err))
 	}
 	meta := store.Meta{Title: r.title, Turns: r.turns}
 	if r.configured != nil {

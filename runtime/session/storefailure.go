@@ -18,7 +18,7 @@ const seqHeadroom = 64
 // session_too_large when the log reached its bound, else store_failed.
 func (s *Session) storeFailedLocked(ev Event, err error) error {
 	if errors.Is(err, store.ErrTooLarge) {
-		return errorf(CodeSessionTooLarge, "session %s cannot grow: %v; fork it (scv/session/fork) to go on in a new session", s.id, err)
+		return errorf(CodeSessionTooLarge, "session %s cannot grow: %v; start a new session, or fork an earlier turn (scv/session/fork) to go on from there", s.id, err)
 	}
 	if !s.disk.failing {
 		s.disk.failing = true
@@ -71,6 +71,6 @@ func (s *Session) logRoomLocked() error {
 	if size*100 < bound*logFullPercent {
 		return nil
 	}
-	return errorf(CodeSessionTooLarge, "session %s's file is %d bytes, past %d%% of its bound of %d bytes, so it takes no new prompt: fork it (scv/session/fork) to go on in a new session",
+	return errorf(CodeSessionTooLarge, "session %s's file is %d bytes, past %d%% of its bound of %d bytes (sessions.max_log_bytes), so it takes no new prompt: start a new session, or fork an earlier turn (scv/session/fork) to go on from there",
 		s.id, size, logFullPercent, bound)
 }

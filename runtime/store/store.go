@@ -122,6 +122,9 @@ func (s *Store) CreateFrom(h Header, recs []Record) (*Log, error) {
 		}
 		last = rec.Seq
 	}
+	if int64(buf.Len()) > s.maxLogBytes {
+		return nil, &TooLargeError{ID: h.ID, Size: int64(buf.Len()), Limit: s.maxLogBytes}
+	}
 
 	f, tmp, err := newTemp(s.dir)
 	if err != nil {
@@ -136,10 +139,10 @@ func (s *Store) CreateFrom(h Header, recs []Record) (*Log, error) {
 		return fail(err)
 	}
 	if _, err := f.Write(buf.Bytes()); err != nil {
-		return fail(err)
+		return fail(fmt.Errorf("%w: %w", ErrWrite, err))
 	}
 	if err := s.fsync(f); err != nil {
-		return fail(err)
+		return fail(fmt.Errorf("%w: %w", ErrWrite, err))
 	}
 	if err := os.Link(tmp, path); err != nil {
 		if errors.Is(err, os.ErrExist) {
