@@ -90,6 +90,19 @@ func TestAChangeThatCannotBeStoredIsRefused(t *testing.T) {
 		t.Fatalf("refused changes reached the clients: seq %d after %d", lastSeq(rec), seen)
 	}
 
+	// What must go out goes out on a full disk, and a reload now (the
+	// process killed while the disk is full) resumes above its seq.
+	s.mu.Lock()
+	s.announceLocked(QueueSnapshot{s.queueStateLocked()})
+	s.mu.Unlock()
+	if lastSeq(rec) != seen+1 {
+		t.Fatalf("an event that must go out was not delivered on a full disk (seq %d after %d)", lastSeq(rec), seen)
+	}
+	if now, err := st.Read(s.id); err != nil || rebuild(now.Records).seq < lastSeq(rec) {
+		t.Fatalf("a reload on the full disk resumes below seq %d: %v", lastSeq(rec), err)
+	}
+	seen = lastSeq(rec)
+
 	free()
 	second := enqueue(t, s, "second")[0]
 	if second.QueueID != "q2" || lastSeq(rec) != seen+1 {
