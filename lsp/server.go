@@ -103,7 +103,11 @@ func NewServer(opts Options) *Server {
 		MaxProcessOutboundBytes: p.MaxProcessOutboundBytes,
 		MaxSessions:             opts.MaxSessions,
 		MaxOldTextBytes:         session.MaxOldTextBytes,
+		MaxLogBytes:             store.MaxLogBytes,
 	}.WithResponse(opts.Response)
+	if opts.Store != nil {
+		limits.MaxLogBytes = opts.Store.MaxLogBytes()
+	}
 	if opts.Mode == ModeDaemon {
 		limits.MaxConnections = opts.MaxConnections
 	}

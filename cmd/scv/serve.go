@@ -50,7 +50,7 @@ func serverOptions(mode string, flags config.Overrides) (lsp.Options, config.Con
 	if err != nil {
 		return lsp.Options{}, config.Config{}, err
 	}
-	st, err := store.Open(config.SessionsDir(home))
+	st, err := store.OpenWith(config.SessionsDir(home), store.Limits{MaxLogBytes: int64(cfg.Sessions.MaxLogBytes)})
 	if err != nil {
 		return lsp.Options{}, config.Config{}, err
 	}

@@ -202,7 +202,7 @@ func (InProcess) Dial(env *Env) (Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", config.UserFile(env.Home), err)
 	}
-	st, err := store.Open(config.SessionsDir(env.Home))
+	st, err := store.OpenWith(config.SessionsDir(env.Home), store.Limits{MaxLogBytes: int64(cfg.Sessions.MaxLogBytes)})
 	if err != nil {
 		return nil, err
 	}

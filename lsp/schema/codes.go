@@ -19,6 +19,8 @@ const (
 	CodeUnsupported           = string(session.CodeUnsupported)
 	CodeTooManySessions       = string(session.CodeTooManySessions)
 	CodeSessionOwned          = string(session.CodeSessionOwned)
+	CodeStoreFailed           = string(session.CodeStoreFailed)
+	CodeSessionTooLarge       = string(session.CodeSessionTooLarge)
 
 	CodeVersionMismatch    = "version_mismatch"
 	CodeFrameTooLarge      = "frame_too_large"

@@ -129,4 +129,7 @@ type Sessions struct {
 	MaxCount int `toml:"max_count"`
 	// MaxAgeDays removes sessions not updated for longer.
 	MaxAgeDays int `toml:"max_age_days"`
+	// MaxLogBytes bounds one session's file (at most store.MaxLogBytes,
+	// what a load accepts); past 80 % of it a session takes no new prompt.
+	MaxLogBytes int `toml:"max_log_bytes"`
 }

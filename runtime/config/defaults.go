@@ -1,6 +1,9 @@
 package config
 
-import "scv/runtime/provider"
+import (
+	"scv/runtime/provider"
+	"scv/runtime/store"
+)
 
 // Default values of every key. Template and Defaults are both built from
 // these, so the commented file users get cannot drift from the code.
@@ -47,6 +50,8 @@ const (
 
 	DefaultSessionsMaxCount   = 1000
 	DefaultSessionsMaxAgeDays = 90
+	// DefaultSessionsMaxLogBytes is the largest session file a load accepts.
+	DefaultSessionsMaxLogBytes = store.MaxLogBytes
 
 	DefaultCheckpointsEnabled  = true
 	DefaultCheckpointsMaxBytes = 512 << 20
@@ -111,7 +116,7 @@ func Defaults() Config {
 		},
 		Skills:      Skills{Enabled: DefaultSkillsEnabled},
 		Daemon:      Daemon{SessionIdleMinutes: DefaultSessionIdleMinutes, MaxSessions: DefaultMaxSessions},
-		Sessions:    Sessions{MaxCount: DefaultSessionsMaxCount, MaxAgeDays: DefaultSessionsMaxAgeDays},
+		Sessions:    Sessions{MaxCount: DefaultSessionsMaxCount, MaxAgeDays: DefaultSessionsMaxAgeDays, MaxLogBytes: DefaultSessionsMaxLogBytes},
 		Checkpoints: Checkpoints{Enabled: DefaultCheckpointsEnabled, MaxBytes: DefaultCheckpointsMaxBytes},
 		Approvals:   Approvals{Allow: []string{}},
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"scv/runtime/approvals"
+	"scv/runtime/store"
 )
 
 // isEnvName reports whether s looks like an environment variable name;
@@ -133,6 +134,10 @@ func (c Config) validate(origin func(string) string) error {
 	}
 	positive("sessions.max_count", c.Sessions.MaxCount)
 	positive("sessions.max_age_days", c.Sessions.MaxAgeDays)
+	positive("sessions.max_log_bytes", c.Sessions.MaxLogBytes)
+	if c.Sessions.MaxLogBytes > store.MaxLogBytes {
+		bad("sessions.max_log_bytes", "must be at most %d (the largest session file a load accepts), got %d", store.MaxLogBytes, c.Sessions.MaxLogBytes)
+	}
 	positive("checkpoints.max_bytes", c.Checkpoints.MaxBytes)
 	return errors.Join(errs...)
 }

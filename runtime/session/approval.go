@@ -125,7 +125,7 @@ func (s *Session) cancelApproval(p *pendingApproval) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.dropApprovalLocked(p.request.ApprovalID) {
-		_ = s.emitResolvedLocked(p.request, DecisionCancelled)
+		s.announceLocked(ApprovalResolved{p.request.TurnID, p.request.ApprovalID, DecisionCancelled})
 	}
 }
 
@@ -143,12 +143,17 @@ func (s *Session) Resolve(approvalID, decision string) error {
 	if found == nil {
 		return errorf(CodeApprovalNotFound, "approval %s is not pending in session %s", approvalID, s.id)
 	}
+	// Stored first: an answer that could not be stored is refused and
+	// the approval stays open.
+	if err := s.emitResolvedLocked(found.request, decision); err != nil {
+		return err
+	}
 	s.dropApprovalLocked(approvalID)
 	if decision == DecisionApproveSession {
 		s.sessionApproved[found.request.Name] = true
 	}
 	found.answer <- decision
-	return s.emitResolvedLocked(found.request, decision)
+	return nil
 }
 
 func (s *Session) findApprovalLocked(approvalID string) *pendingApproval {

@@ -176,7 +176,11 @@ func (s *Session) finishCheckpoint(t *turn, settled chan struct{}) {
 	// when there are none (or the snapshot failed), so no client waits
 	// for ever.
 	ev := TurnChanges{TurnID: t.id, Files: []FileStat{}}
-	defer func() { _ = s.emitTurn(ev) }()
+	defer func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.announceLocked(ev)
+	}()
 	changes, err := t.ckpt.Finish(context.WithoutCancel(t.ctx))
 	if err != nil {
 		s.logger().Warn("the turn's checkpoint could not be finished", "session", s.id, "turn", t.id, "err", err)

@@ -42,7 +42,7 @@ func (s *Session) Configure(model, policy string) (Configuration, error) {
 	if s.closed {
 		return Configuration{}, errorf(CodeSessionNotFound, "session %s is closed", s.id)
 	}
-	before := s.configurationLocked()
+	before, model0, cfgModel, policy0 := s.configurationLocked(), s.model, s.cfg.Provider.Model, s.cfg.Agent.ApprovalPolicy
 	if model != "" {
 		s.model = model
 		s.cfg.Provider.Model = model
@@ -54,7 +54,13 @@ func (s *Session) Configure(model, policy string) (Configuration, error) {
 	if now.Model == before.Model && now.ApprovalPolicy == before.ApprovalPolicy {
 		return now, nil
 	}
-	return now, s.emitLocked(SessionConfigured{Model: now.Model, ApprovalPolicy: now.ApprovalPolicy})
+	err := s.undoOnRefusal(SessionConfigured{Model: now.Model, ApprovalPolicy: now.ApprovalPolicy}, func() {
+		s.model, s.cfg.Provider.Model, s.cfg.Agent.ApprovalPolicy = model0, cfgModel, policy0
+	})
+	if err != nil {
+		return before, err
+	}
+	return now, nil
 }
 
 func (s *Session) configurationLocked() Configuration {

@@ -27,6 +27,12 @@ const (
 	// CodeSessionOwned: another scv process (the daemon, or a stdio
 	// scv lsp) holds the stored session's writer lock.
 	CodeSessionOwned Code = "session_owned"
+	// CodeStoreFailed: the change could not be written to the session's
+	// file (a full disk) and was not made; retry once there is room.
+	CodeStoreFailed Code = "store_failed"
+	// CodeSessionTooLarge: the session's file reached its bound
+	// (store.Limits.MaxLogBytes); fork the session to go on.
+	CodeSessionTooLarge Code = "session_too_large"
 	// CodeInvalidParams is not an application code: the server answers it
 	// with the standard invalid-params error.
 	CodeInvalidParams Code = "invalid_params"

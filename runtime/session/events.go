@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"scv/runtime/provider"
+	"scv/runtime/store"
 	"scv/runtime/tools"
 )
 
@@ -280,17 +281,44 @@ func (e *eventTooLarge) Error() string {
 
 // emitLocked numbers, records and fans out one event. s.mu must be held.
 // An event whose JSON would not fit in a server frame is refused before it
-// takes a seq, so no door ever has to drop one.
-func (s *Session) emitLocked(p Payload) error {
+// takes a seq, so no door ever has to drop one. So is an event whose
+// record cannot be stored (a full disk: store_failed; the file at its
+// bound: session_too_large): nobody sees it, and the caller undoes the
+// change it announces (see undoOnRefusal).
+func (s *Session) emitLocked(p Payload) error { return s.emitAsLocked(p, false) }
+
+// announceLocked emits an event that must go out even when its record
+// cannot be stored yet (a turn's end, a restore, a close): the log keeps
+// the record and writes it with its next successful sync.
+func (s *Session) announceLocked(p Payload) { _ = s.emitAsLocked(p, true) }
+
+// undoOnRefusal emits p, the event of a change the caller has made, and
+// calls undo when the event is refused, so a change that could not be
+// stored is not kept either.
+func (s *Session) undoOnRefusal(p Payload, undo func()) error {
+	err := s.emitLocked(p)
+	if err != nil {
+		undo()
+	}
+	return err
+}
+
+func (s *Session) emitAsLocked(p Payload, must bool) error {
 	// A stored event's record holds the same JSON that is measured.
 	data, size := measurePayload(p)
 	if size+frameOverheadBytes+len(s.id) > s.limits.MaxServerFrameBytes {
 		return &eventTooLarge{payload: p, size: size, limit: s.limits.MaxServerFrameBytes}
 	}
-	s.seq++
-	ev := Event{SessionID: s.id, Seq: s.seq, Payload: p, size: size, json: data, memo: s.memos.next()}
+	if s.seq >= store.MaxSeq {
+		return errorf(CodeSessionTooLarge, "session %s has used every seq (store.MaxSeq); fork it to go on", s.id)
+	}
+	ev := Event{SessionID: s.id, Seq: s.seq + 1, Payload: p, size: size, json: data}
 	// Stored (and at the durable points synced) before any client sees it.
-	s.persistLocked(ev, data)
+	if err := s.persistLocked(ev, data, must); err != nil && !must {
+		return err
+	}
+	s.seq++
+	ev.memo = s.memos.next()
 	for _, sub := range s.subList {
 		sub.Deliver(ev)
 	}

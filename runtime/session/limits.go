@@ -48,6 +48,9 @@ type Limits struct {
 	MaxConnections          int `json:"maxConnections,omitempty"`
 	MaxSessions             int `json:"maxSessions"`
 	MaxOldTextBytes         int `json:"maxOldTextBytes"`
+	// MaxLogBytes bounds one stored session's file
+	// (sessions.max_log_bytes); past 80 % a session takes no new prompt.
+	MaxLogBytes int64 `json:"maxLogBytes"`
 	// What one model response may hold (provider.Limits).
 	MaxResponseBytes int `json:"maxResponseBytes"`
 	MaxToolCallBytes int `json:"maxToolCallBytes"`

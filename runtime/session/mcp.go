@@ -111,7 +111,7 @@ func (s *Session) mcpStatusChanged(name string, state mcp.State, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.closed {
-		_ = s.emitLocked(ev)
+		s.announceLocked(ev)
 	}
 }
 

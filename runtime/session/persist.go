@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"sync"
@@ -36,9 +37,12 @@ type disk struct {
 	// loaded is the transcript decoded at load, kept for the first full
 	// replay (see keepLoadedLocked).
 	loaded *loadedTranscript
-	// failed is set after the first write error, which is logged once;
-	// the session goes on in memory.
-	failed bool
+	// failing is set while the log's writes fail (logged once, when it
+	// begins, and again when they succeed again).
+	failing bool
+	// metaStale: the sidecar could not be written; the next record that
+	// is stored writes it again.
+	metaStale bool
 }
 
 // addHistoryLocked appends m to the model's history and to what the next
@@ -55,64 +59,103 @@ func (s *Session) addHistoryLocked(m provider.Message) {
 // rename, restore, turn starts and seq reservations are synced (fsync)
 // before the event reaches any client, so an answered request of that
 // kind survives a crash. s.mu must be held.
-func (s *Session) persistLocked(ev Event, data []byte) {
+//
+// When the record cannot be stored, persistLocked returns the refusal
+// (store_failed, or session_too_large) and, unless must is set, keeps
+// nothing of it, so the event can be refused: no seq is taken and the
+// caller undoes its change. An event that must go out whatever the disk
+// says (must: a turn's end, a restore) is delivered anyway; its record
+// stays buffered in the log, which writes it with the next sync that
+// succeeds.
+func (s *Session) persistLocked(ev Event, data []byte, must bool) error {
 	d := &s.disk
 	if d.log == nil {
-		return
+		if d.store != nil && !must {
+			// Shutdown closed the log while the session still takes
+			// requests: a change now would be answered and lost.
+			return errorf(CodeStoreFailed, "session %s's file is closed (the server is stopping), so the change was not made", s.id)
+		}
+		return nil
+	}
+	// A refusable event keeps seqHeadroom seqs of the reservation free
+	// for the events that must go out, so that even on a full disk no
+	// client sees a seq above the durable reservation.
+	need := ev.Seq
+	if !must {
+		need += seqHeadroom
 	}
 	var reserve uint64
-	if ev.Seq > d.reserved.Load() {
+	if need > d.reserved.Load() {
 		reserve = ev.Seq - 1 + SeqReserveBlock
-	}
-	if r, ok := ev.Payload.(AssistantReasoning); ok {
-		d.addReasoning(r, ev.Seq)
 	}
 	if isDelta(ev.Payload) && reserve == 0 {
 		s.reserveAheadLocked(ev.Seq)
-		return // the hot path: deltas are not stored
+		d.addReasoningOf(ev)
+		return nil // the hot path: deltas are not stored
 	}
 	kind, stored := recordKinds[reflect.TypeOf(ev.Payload)]
-	var err error
-	switch {
-	case !stored && reserve == 0:
-		return
-	case !stored:
+	if !stored && reserve == 0 {
+		return nil
+	}
+	rec := store.Record{Seq: ev.Seq, Type: kind.name, At: s.clock()}
+	var x recordExtras
+	if !stored {
 		// An event that is not stored passed the reservation: the
 		// reservation takes its seq.
-		data, _ = json.Marshal(seqReserve{UpTo: reserve})
-		err = d.log.Append(store.Record{Seq: ev.Seq, Type: recordSeqReserve, At: s.clock(), Data: data})
-		if err == nil {
-			err = d.log.Sync()
-		}
-	default:
+		rec.Type = recordSeqReserve
+		rec.Data, _ = json.Marshal(seqReserve{UpTo: reserve})
+	} else {
 		if reserve == 0 && kind.sync && ev.Seq+SeqReserveBlock/2 > d.reserved.Load() {
 			reserve = ev.Seq - 1 + SeqReserveBlock // this sync carries it for free
 		}
-		x := recordExtras{History: d.pending, SeqReserve: reserve, Reasoning: d.takeReasoning()}
+		x = recordExtras{History: d.pending, SeqReserve: reserve, Reasoning: d.takeReasoning()}
 		if q, ok := ev.Payload.(QueueEnqueued); ok && (q.Entry.attachments.text != "" || len(q.Entry.attachments.refs) > 0) {
 			x.Attachments = &storedAttachments{Text: q.Entry.attachments.text, Context: q.Entry.attachments.refs}
 		}
-		d.pending = nil
-		data, err = recordData(data, x)
-		if err == nil {
-			err = d.log.Append(store.Record{Seq: ev.Seq, Type: kind.name, At: s.clock(), Data: data})
-		}
-		d.dirty = true
-		if err == nil && (kind.sync || reserve != 0) {
-			err = d.log.Sync()
-			d.dirty = false
-		}
-		if err == nil && kind.meta {
-			err = d.log.SetMeta(s.metaLocked())
+		var err error
+		if rec.Data, err = recordData(data, x); err != nil {
+			d.giveBackReasoning(x.Reasoning)
+			return s.storeFailedLocked(ev, err)
 		}
 	}
+	syncs := !stored || kind.sync || reserve != 0
+	var err error
+	switch {
+	case syncs && !must:
+		err = d.log.Commit(rec)
+	case syncs:
+		if err = d.log.Append(rec); err == nil {
+			err = d.log.Sync()
+		}
+	default:
+		err = d.log.Append(rec)
+	}
+	if err != nil && (!must || errors.Is(err, store.ErrTooLarge) || d.log.LastSeq() < rec.Seq) {
+		// Not kept: the history and reasoning it carried wait for the
+		// next record.
+		d.giveBackReasoning(x.Reasoning)
+		return s.storeFailedLocked(ev, err)
+	}
+	if stored {
+		d.pending = nil // the record carries them
+	} else {
+		d.addReasoningOf(ev)
+	}
+	d.dirty = !syncs || err != nil
 	if err != nil {
-		s.diskFailedLocked(err)
-		return
+		_ = s.storeFailedLocked(ev, err) // kept buffered; logged
+		return nil
 	}
 	if reserve != 0 && reserve > d.reserved.Load() {
 		d.reserved.Store(reserve)
 	}
+	if syncs {
+		s.storedLocked() // written, so the disk has room again
+	}
+	if kind.meta || d.metaStale {
+		s.writeMetaLocked()
+	}
+	return nil
 }
 
 // isDelta reports the streamed events, which are not stored one by one.
@@ -143,6 +186,29 @@ func (d *disk) addReasoning(r AssistantReasoning, seq uint64) {
 	run.seq = seq
 }
 
+// addReasoningOf joins ev's reasoning, if it is a reasoning delta, to
+// what the next record stores.
+func (d *disk) addReasoningOf(ev Event) {
+	if r, ok := ev.Payload.(AssistantReasoning); ok {
+		d.addReasoning(r, ev.Seq)
+	}
+}
+
+// giveBackReasoning puts runs a record could not store back in front of
+// those pending, for the next record.
+func (d *disk) giveBackReasoning(runs []storedReasoning) {
+	if len(runs) == 0 {
+		return
+	}
+	back := make([]pendingReasoning, 0, len(runs)+len(d.reasoning))
+	for _, r := range runs {
+		b := &strings.Builder{}
+		b.WriteString(r.Content)
+		back = append(back, pendingReasoning{turnID: r.TurnID, text: b, seq: r.Seq})
+	}
+	d.reasoning = append(back, d.reasoning...)
+}
+
 // takeReasoning returns the pending runs for a record and forgets them.
 func (d *disk) takeReasoning() []storedReasoning {
 	if len(d.reasoning) == 0 {
@@ -170,7 +236,7 @@ func (s *Session) reserveAheadLocked(seq uint64) {
 	data, _ := json.Marshal(seqReserve{UpTo: upTo})
 	if err := d.log.Append(store.Record{Seq: seq, Type: recordSeqReserve, At: s.clock(), Data: data}); err != nil {
 		d.reserving.Store(false)
-		s.diskFailedLocked(err)
+		_ = s.storeFailedLocked(Event{Seq: seq}, err)
 		return
 	}
 	log := d.log
@@ -186,26 +252,16 @@ func (s *Session) reserveAheadLocked(seq uint64) {
 	}()
 }
 
-func (s *Session) metaLocked() store.Meta {
-	return store.Meta{Title: s.title, Turns: s.turnCount, Queued: len(s.queue), Model: s.cfg.Provider.Model}
-}
-
-func (s *Session) diskFailedLocked(err error) {
-	if s.disk.failed {
-		return
-	}
-	s.disk.failed = true
-	s.logger().Error("the session could not be written to its file; it goes on in memory, and what follows may be lost at a restart",
-		"session", s.id, "err", err)
-}
-
 // syncDiskLocked makes every appended record durable (attach with a full
 // replay reads the file).
 func (s *Session) syncDiskLocked() {
 	if s.disk.log != nil && s.disk.dirty {
 		s.disk.dirty = false
 		if err := s.disk.log.Sync(); err != nil {
-			s.diskFailedLocked(err)
+			s.disk.dirty = true
+			_ = s.storeFailedLocked(Event{}, err)
+		} else {
+			s.storedLocked()
 		}
 	}
 }
@@ -220,7 +276,8 @@ func (s *Session) closeDiskLocked() {
 	// (log closed) and report an error for a record Close had synced.
 	s.disk.syncs.Wait()
 	if err := s.disk.log.Close(); err != nil {
-		s.diskFailedLocked(err)
+		s.logger().Error("the session's last records could not be written to its file when it closed; they are lost",
+			"session", s.id, "err", err)
 	}
 	s.disk.log = nil
 }

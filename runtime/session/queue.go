@@ -26,19 +26,27 @@ func (s *Session) enqueueLocked(prompt string, att resolved, submitter string, f
 		return QueueEntry{}, 0, err
 	}
 	position := len(s.queue)
-	entry, err := s.insertQueueLocked(position, entry)
-	return entry, position, err
+	undo := s.insertQueueLocked(position, entry)
+	entry = s.queue[position]
+	if err := s.undoOnRefusal(QueueEnqueued{entry, position}, undo); err != nil {
+		return QueueEntry{}, 0, err
+	}
+	return entry, position, nil
 }
 
-// insertQueueLocked numbers entry, puts it at position and announces it;
-// the caller has checked the limits.
-func (s *Session) insertQueueLocked(position int, entry QueueEntry) (QueueEntry, error) {
+// insertQueueLocked numbers entry and puts it at position; the caller has
+// checked the limits and announces it. It returns what takes it back.
+func (s *Session) insertQueueLocked(position int, entry QueueEntry) (undo func()) {
 	s.nextQueue++
 	entry.QueueID = fmt.Sprintf("q%d", s.nextQueue)
 	entry.Revision = 1
 	s.queue = slices.Insert(s.queue, position, entry)
 	s.queueBytes += entry.bytes()
-	return entry, s.emitLocked(QueueEnqueued{entry, position})
+	return func() {
+		s.nextQueue--
+		s.queue = slices.Delete(s.queue, position, position+1)
+		s.queueBytes -= entry.bytes()
+	}
 }
 
 // waitingLocked counts the prompts waiting to be read: the queue's and
@@ -101,12 +109,15 @@ func (s *Session) UpdateQueue(queueID string, revision uint64, prompt string) (Q
 			return QueueEntry{}, err
 		}
 	}
+	old := s.queue[i]
 	entry.Prompt = prompt
 	entry.Revision++
 	s.queue[i] = entry
 	s.queueBytes += grown
-	err = s.emitLocked(QueueUpdated{entry})
-	return entry, err
+	if err := s.undoOnRefusal(QueueUpdated{entry}, func() { s.queue[i] = old; s.queueBytes -= grown }); err != nil {
+		return QueueEntry{}, err
+	}
+	return entry, nil
 }
 
 // MoveResult is the answer to scv/queue/move.
@@ -146,9 +157,13 @@ func (s *Session) MoveQueue(queueID string, revision uint64, beforeID string) (M
 		target--
 	}
 	entry.Revision++
+	old := s.queue // rest and the new queue are copies: old is intact
 	s.queue = append(rest[:target:target], append([]QueueEntry{entry}, rest[target:]...)...)
 	res := MoveResult{QueueID: queueID, Revision: entry.Revision, Position: target}
-	return res, s.emitLocked(QueueMoved{res})
+	if err := s.undoOnRefusal(QueueMoved{res}, func() { s.queue = old }); err != nil {
+		return MoveResult{}, err
+	}
+	return res, nil
 }
 
 // RemoveResult is the answer to scv/queue/remove.
@@ -165,11 +180,14 @@ func (s *Session) RemoveQueue(queueID string, revision uint64) (RemoveResult, er
 	if err != nil {
 		return RemoveResult{}, err
 	}
-	entry := s.queue[i]
-	s.queue = append(s.queue[:i:i], s.queue[i+1:]...)
+	entry, old := s.queue[i], s.queue
+	s.queue = append(s.queue[:i:i], s.queue[i+1:]...) // a copy: old is intact
 	s.queueBytes -= entry.bytes()
 	res := RemoveResult{QueueID: queueID, Revision: entry.Revision}
-	return res, s.emitLocked(QueueRemoved{res})
+	if err := s.undoOnRefusal(QueueRemoved{res}, func() { s.queue = old; s.queueBytes += entry.bytes() }); err != nil {
+		return RemoveResult{}, err
+	}
+	return res, nil
 }
 
 // Queue returns the queue and the paused flag.
@@ -193,6 +211,6 @@ func (s *Session) startNextLocked() {
 	s.queueBytes -= entry.bytes()
 	t := s.newTurnLocked(entry.Prompt, entry.attachments, entry.QueueID)
 	t.files = entry.files
-	_ = s.emitLocked(QueueDequeued{entry.QueueID, t.id})
-	s.launchLocked(t)
+	s.announceLocked(QueueDequeued{entry.QueueID, t.id})
+	_ = s.launchLocked(t, true)
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,7 +51,12 @@ func rebuildDecoded(ds []decoded) rebuilt {
 			continue
 		}
 		r.history = append(r.history, d.extras.History...)
-		r.reserved = max(r.reserved, d.extras.SeqReserve)
+		if d.extras.SeqReserve > store.MaxSeq {
+			// Resuming there would leave no seq to emit (or wrap).
+			r.problems = append(r.problems, fmt.Errorf("record %d: a seq reservation up to %d is beyond store.MaxSeq: ignored", d.seq, d.extras.SeqReserve))
+		} else {
+			r.reserved = max(r.reserved, d.extras.SeqReserve)
+		}
 		r.apply(d.payload, names)
 	}
 	r.seq = max(r.seq, r.reserved)

@@ -158,6 +158,9 @@ func recordData(payload []byte, x recordExtras) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(extra) <= 2 { // {}: empty extras (an empty, non-nil History)
+		return payload, nil
+	}
 	if len(payload) <= 2 { // {}
 		return extra, nil
 	}

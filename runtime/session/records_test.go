@@ -58,3 +58,19 @@ func TestRecordsDecodeToWhatWasStored(t *testing.T) {
 		t.Fatal("a payload of the wrong shape decoded without an error")
 	}
 }
+
+// TestAReservationBeyondMaxSeqIsIgnored: a stored reservation of 2^64-1
+// (seqReserve or seq.reserve) was resumed from, and the session's next
+// seq wrapped to 0. A reservation beyond store.MaxSeq is a problem of
+// the file: it is skipped, and seq resumes from what else is stored.
+func TestAReservationBeyondMaxSeqIsIgnored(t *testing.T) {
+	recs := []store.Record{
+		{Seq: 1, Type: recordSeqReserve, Data: []byte(`{"upTo":4096}`)},
+		{Seq: 2, Type: recordSeqReserve, Data: []byte(`{"upTo":18446744073709551615}`)},
+		{Seq: 3, Type: "session.renamed", Data: []byte(`{"title":"t","seqReserve":18446744073709551615}`)},
+	}
+	r := rebuild(recs)
+	if r.seq != 4096 || r.reserved != 4096 || len(r.problems) != 2 || r.title != "t" {
+		t.Fatalf("resumed at seq %d (reserved %d), title %q, problems %v; want 4096 and two problems", r.seq, r.reserved, r.title, r.problems)
+	}
+}

@@ -59,7 +59,9 @@ func (s *Session) RevertTurn(turnID string, force bool) (RevertResult, error) {
 		return res, nil // the turns stay revertable: a revert again finishes them
 	}
 	s.cutTurnsLocked(turnID, ids)
-	return res, s.emitLocked(TurnReverted{TurnID: turnID, TurnIDs: ids})
+	// The files are reverted already: the event goes out whatever the disk says.
+	s.announceLocked(TurnReverted{TurnID: turnID, TurnIDs: ids})
+	return res, nil
 }
 
 // revertFiles plans and runs the file side of a revert.

@@ -239,8 +239,9 @@ func (s *Session) Rename(title string) error {
 	if s.closed {
 		return errorf(CodeSessionNotFound, "session %s is closed", s.id)
 	}
+	old := s.title
 	s.title = title
-	return s.emitLocked(SessionRenamed{Title: title})
+	return s.undoOnRefusal(SessionRenamed{Title: title}, func() { s.title = old })
 }
 
 // Detach stops delivering events to sub. It reports whether sub was attached.
@@ -299,8 +300,8 @@ func (s *Session) Pause(paused bool) (bool, error) {
 	}
 	if s.paused != paused {
 		s.paused = paused
-		if err := s.emitLocked(SessionPaused{paused}); err != nil {
-			return paused, err
+		if err := s.undoOnRefusal(SessionPaused{paused}, func() { s.paused = !paused }); err != nil {
+			return !paused, err
 		}
 	}
 	if !paused {
@@ -319,16 +320,23 @@ func (s *Session) Clear() error {
 	if s.active != nil {
 		return errorf(CodeTurnActive, "a turn is running in session %s; cancel it before clearing", s.id)
 	}
+	history, queue, queueBytes, approved, plan, base := s.history, s.queue, s.queueBytes, s.sessionApproved, s.live.plan, s.marks.base
 	s.marks.dropped(len(s.history))
 	s.history = nil
 	s.queue = nil
 	s.queueBytes = 0
 	s.sessionApproved = map[string]bool{}
 	s.live.plan = nil
-	if err := s.emitLocked(SessionCleared{}); err != nil {
+	err := s.undoOnRefusal(SessionCleared{}, func() {
+		s.history, s.queue, s.queueBytes, s.sessionApproved, s.live.plan, s.marks.base = history, queue, queueBytes, approved, plan, base
+	})
+	if err != nil {
 		return err
 	}
-	return s.emitLocked(QueueSnapshot{s.queueStateLocked()})
+	// A load replays session.cleared as an empty queue already: the
+	// snapshot tells the clients.
+	s.announceLocked(QueueSnapshot{s.queueStateLocked()})
+	return nil
 }
 
 // close cancels the running turn, drops the queue and tells every client.
@@ -343,7 +351,7 @@ func (s *Session) close() {
 		// Stored, so a later load does not bring the dropped prompts back.
 		s.queue = nil
 		s.queueBytes = 0
-		_ = s.emitLocked(QueueSnapshot{s.queueStateLocked()})
+		s.announceLocked(QueueSnapshot{s.queueStateLocked()})
 	}
 	s.cancel()
 	if s.active == nil && s.ckpt.settling == nil {
@@ -362,7 +370,7 @@ func (s *Session) finishCloseLocked() {
 	// The lock on the file goes first: a client told the session closed
 	// may load it again at once.
 	s.closeDiskLocked()
-	_ = s.emitLocked(SessionClosed{})
+	s.announceLocked(SessionClosed{})
 	s.subs, s.subList = map[Subscriber]struct{}{}, nil
 	// Its turns are on disk; whoever still holds the closed session (the
 	// Manager's closing set, a request that looked it up) must not keep

@@ -95,6 +95,7 @@ func (s *Session) requeueSteersLocked(t *turn) {
 	waiting := t.steers.waiting
 	t.steers.waiting, t.steers.bytes = nil, 0
 	for i, w := range waiting {
-		_, _ = s.insertQueueLocked(i, QueueEntry{Prompt: w.prompt, Submitter: w.submitter, files: t.files})
+		s.insertQueueLocked(i, QueueEntry{Prompt: w.prompt, Submitter: w.submitter, files: t.files})
+		s.announceLocked(QueueEnqueued{s.queue[i], i})
 	}
 }

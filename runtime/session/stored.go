@@ -24,7 +24,7 @@ func (m *Manager) create(s *Session) error {
 		ApprovalPolicy: s.cfg.Agent.ApprovalPolicy, CreatedAt: s.createdAt, Ceiling: s.ceiling.Encode(),
 	})
 	if err != nil {
-		return fmt.Errorf("store the new session: %w", err)
+		return storeError(s.id, fmt.Errorf("store the new session: %w", err))
 	}
 	s.disk = disk{store: st, log: log}
 	return nil
@@ -39,6 +39,10 @@ func storeError(id string, err error) error {
 		return errorf(CodeSessionNotFound, "session %q was not found", id)
 	case errors.Is(err, store.ErrFormat):
 		return errorf(CodeSessionNotFound, "session %s cannot be loaded: %v", id, err)
+	case errors.Is(err, store.ErrTooLarge):
+		return errorf(CodeSessionTooLarge, "%v", err)
+	case errors.Is(err, store.ErrWrite):
+		return errorf(CodeStoreFailed, "session %s could not be stored: %v", id, err)
 	}
 	return err
 }
@@ -129,16 +133,16 @@ func (m *Manager) restore(log *store.Log, loaded store.Loaded) (*Session, error)
 func (s *Session) restoreInterruptedLocked(r rebuilt) {
 	ev := SessionRestored{InterruptedTurnID: r.running, CancelledApprovals: []string{}, Queued: len(r.queue), Paused: true}
 	for _, a := range r.open {
-		_ = s.emitLocked(ApprovalResolved{TurnID: a.TurnID, ApprovalID: a.ApprovalID, Decision: DecisionCancelled})
+		s.announceLocked(ApprovalResolved{TurnID: a.TurnID, ApprovalID: a.ApprovalID, Decision: DecisionCancelled})
 		ev.CancelledApprovals = append(ev.CancelledApprovals, a.ApprovalID)
 	}
 	if r.running != "" {
 		s.answerOpenCallsLocked()
-		_ = s.emitLocked(TurnFailed{TurnID: r.running, Code: TurnFailedInterrupted,
+		s.announceLocked(TurnFailed{TurnID: r.running, Code: TurnFailedInterrupted,
 			Message: "the scv process serving this session stopped while this turn ran; the response it was streaming is lost"})
 	}
 	s.paused = true
-	_ = s.emitLocked(ev)
+	s.announceLocked(ev)
 }
 
 // ListOptions filter and page ListSessions.
@@ -279,7 +283,7 @@ func (m *Manager) Fork(id, turnID string) (string, error) {
 	}
 	log, err := st.CreateFrom(fork, recs)
 	if err != nil {
-		return "", fmt.Errorf("fork session %s: %w", id, err)
+		return "", storeError(fork.ID, fmt.Errorf("fork session %s: %w", id, err))
 	}
 	meta := store.Meta{Title: r.title, Turns: r.turns}
 	if r.configured != nil {

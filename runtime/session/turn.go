@@ -70,6 +70,9 @@ func (s *Session) StartTurnWithFiles(prompt string, ctxItems []ContextItem, subm
 	if s.stopping {
 		return TurnStart{}, errorf(CodeUnsupported, "the scv daemon is shutting down; the prompt was not started")
 	}
+	if err := s.logRoomLocked(); err != nil {
+		return TurnStart{}, err
+	}
 	// While the last turn's checkpoint is finished the queue waits for it
 	// (startNextLocked); a prompt sent then joins the queue rather than
 	// jump it, unless the queue is paused (its prompts wait for a resume).
@@ -84,7 +87,10 @@ func (s *Session) StartTurnWithFiles(prompt string, ctxItems []ContextItem, subm
 	t := s.newTurnLocked(prompt, attachments, "")
 	t.files = files
 	res := TurnStart{Status: "started", TurnID: t.id}
-	s.launchLocked(t)
+	if err := s.launchLocked(t, false); err != nil {
+		t.cancel()
+		return TurnStart{}, err
+	}
 	return res, nil
 }
 
@@ -106,8 +112,12 @@ func (s *Session) newTurnLocked(prompt string, attachments resolved, queueID str
 }
 
 // launchLocked marks t running, announces it and starts its goroutine,
-// which the session's WaitGroup owns.
-func (s *Session) launchLocked(t *turn) {
+// which the session's WaitGroup owns. A turn a client starts (must
+// false) is not started when turn.started cannot be stored: the error
+// is its refusal, and the session is as it was. A turn from the queue
+// (must) starts whatever the disk says: its dequeue went out already.
+func (s *Session) launchLocked(t *turn, must bool) error {
+	title, idle := s.title, s.idleSince
 	s.active = t
 	s.idleSince = time.Time{}
 	// The prompt joins the history now, so turn.started's record stores it.
@@ -117,7 +127,22 @@ func (s *Session) launchLocked(t *turn) {
 	if s.title == "" {
 		s.title = store.Title(t.prompt)
 	}
-	_ = s.emitLocked(TurnStarted{TurnID: t.id, QueueID: t.queueID, Prompt: t.prompt, Context: t.attachments.refs})
+	started := TurnStarted{TurnID: t.id, QueueID: t.queueID, Prompt: t.prompt, Context: t.attachments.refs}
+	if must {
+		s.announceLocked(started)
+	} else if err := s.undoOnRefusal(started, func() {
+		s.active, s.idleSince, s.title = nil, idle, title
+		s.history = s.history[:len(s.history)-1]
+		if n := len(s.disk.pending); n > 1 {
+			s.disk.pending = s.disk.pending[:n-1]
+		} else {
+			s.disk.pending = nil
+		}
+		s.marks.forget(t.id)
+		s.turnCount--
+	}); err != nil {
+		return err
+	}
 	t.ckptAfter = s.ckpt.settling
 	s.turns.Add(1)
 	go func() {
@@ -131,6 +156,7 @@ func (s *Session) launchLocked(t *turn) {
 			s.finishCheckpoint(t, settled)
 		}
 	}()
+	return nil
 }
 
 // outcome is how a turn ended.
@@ -171,10 +197,10 @@ func (s *Session) emitTerminalLocked(t *turn, o outcome) {
 	var perr *provider.Error
 	switch {
 	case o.err == nil:
-		_ = s.emitLocked(TurnCompleted{TurnID: t.id, Steps: t.steps, Usage: t.usage, ChangesPending: t.ckptUsed})
+		s.announceLocked(TurnCompleted{TurnID: t.id, Steps: t.steps, Usage: t.usage, ChangesPending: t.ckptUsed})
 		return
 	case errors.Is(o.err, context.Canceled) && t.ctx.Err() != nil:
-		_ = s.emitLocked(TurnCancelled{TurnID: t.id, ChangesPending: t.ckptUsed})
+		s.announceLocked(TurnCancelled{TurnID: t.id, ChangesPending: t.ckptUsed})
 		return
 	case errors.As(o.err, &tooLarge):
 		s.emitFailedLocked(t, TurnFailedResponseLimit, o.err.Error())
@@ -182,6 +208,8 @@ func (s *Session) emitTerminalLocked(t *turn, o outcome) {
 		s.emitFailedLocked(t, string(perr.Code), perr.Error())
 	case errors.Is(o.err, errMaxSteps):
 		s.emitFailedLocked(t, "max_steps", fmt.Sprintf("the turn reached agent.max_steps (%d) without a final answer", s.cfg.Agent.MaxSteps))
+	case CodeOf(o.err) == CodeStoreFailed || CodeOf(o.err) == CodeSessionTooLarge:
+		s.emitFailedLocked(t, string(CodeOf(o.err)), o.err.Error())
 	case errors.Is(o.err, context.DeadlineExceeded):
 		s.emitFailedLocked(t, string(provider.CodeTimeout), o.err.Error())
 	default: // a recovered panic (turnPanic) or another fault of scv
@@ -190,7 +218,7 @@ func (s *Session) emitTerminalLocked(t *turn, o outcome) {
 }
 
 func (s *Session) emitFailedLocked(t *turn, code, message string) {
-	_ = s.emitLocked(TurnFailed{TurnID: t.id, Code: code, Message: message, ChangesPending: t.ckptUsed})
+	s.announceLocked(TurnFailed{TurnID: t.id, Code: code, Message: message, ChangesPending: t.ckptUsed})
 }
 
 var errMaxSteps = errors.New("max steps reached")

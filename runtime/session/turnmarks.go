@@ -21,6 +21,14 @@ func (m *turnMarks) started(id string, historyLen int) {
 	m.start[id] = m.base + historyLen - 1
 }
 
+// forget takes back started(id) of a turn that did not start after all.
+func (m *turnMarks) forget(id string) {
+	if i := slices.Index(m.order, id); i >= 0 {
+		m.order = slices.Delete(m.order, i, i+1)
+	}
+	delete(m.start, id)
+}
+
 // dropped records n messages removed from the front of the history.
 func (m *turnMarks) dropped(n int) { m.base += n }
 

@@ -27,8 +27,8 @@ var (
 // appendRecord encodes rec as one line at the end of buf. On error buf is
 // left as it was.
 func appendRecord(buf *bytes.Buffer, rec Record) error {
-	if rec.Seq == 0 {
-		return fmt.Errorf("record seq must not be 0")
+	if rec.Seq == 0 || rec.Seq > MaxSeq {
+		return fmt.Errorf("record seq %d is not between 1 and MaxSeq (%d)", rec.Seq, uint64(MaxSeq))
 	}
 	if !validType(rec.Type) {
 		return fmt.Errorf("record type %q: use 1 to %d characters of A-Z, a-z, 0-9 and . _ / -", rec.Type, MaxTypeLength)
@@ -91,6 +91,9 @@ func parseRecord(line []byte) (Record, error) {
 	if raw.Seq == 0 || !validType(raw.Type) {
 		return rec, fmt.Errorf("not a record: missing seq or a valid type")
 	}
+	if raw.Seq > MaxSeq {
+		return rec, fmt.Errorf("not a record: seq %d is more than MaxSeq (%d)", raw.Seq, uint64(MaxSeq))
+	}
 	rec = Record{Seq: raw.Seq, Type: raw.Type, At: raw.At, Data: raw.Data}
 	if bytes.Equal(rec.Data, null) {
 		rec.Data = nil
@@ -109,7 +112,7 @@ func parseRecordFast(line []byte) (Record, bool) {
 		return rec, false
 	}
 	seq, err := strconv.ParseUint(string(rest[:i]), 10, 64)
-	if err != nil || seq == 0 {
+	if err != nil || seq == 0 || seq > MaxSeq {
 		return rec, false
 	}
 	if rest, ok = bytes.CutPrefix(rest[i:], keyType); !ok {

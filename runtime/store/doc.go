@@ -24,8 +24,10 @@
 //
 //	{"seq":1,"type":"prompt","at":"2026-12-01T10:00:00.123Z","data":{...}}
 //
-// Seq is strictly increasing and never 0; Type is chosen by the session
-// layer (the store does not interpret Type or Data); At is UTC. A file
+// Seq is strictly increasing, never 0 and at most MaxSeq (2^53-1, exact
+// in every JSON reader; a line with a larger seq is not a record); Type
+// is chosen by the session layer (the store does not interpret Type or
+// Data); At is UTC. A file
 // whose header declares another version is refused with a *FormatError
 // naming the file and the version.
 //
@@ -53,6 +55,26 @@
 //   - SetMeta replaces the sidecar atomically (temporary file, fsync,
 //     rename); it does not sync the log.
 //   - Delete fsyncs the directory after removing the files.
+//
+// # Write failures
+//
+// A write or fsync that fails (a full disk) loses nothing and does not
+// stick: the file is cut back to its length at the last successful sync
+// (so it never ends in half a record, and nothing the kernel may have
+// dropped after a failed fsync is trusted), and every record appended
+// since stays in memory and is written again by the next Sync, which
+// succeeds once there is room. Sync, and an Append that cannot keep more
+// unsynced (more than 8 MiB), return an error matching ErrWrite. Commit
+// (append and sync, for a change that must be durable before it is
+// answered) takes its record back when it fails, so the caller can
+// refuse the change; the seq is then free for the next record.
+//
+// # Size
+//
+// A Log refuses a record that would make its file larger than the
+// store's Limits.MaxLogBytes (at most MaxLogBytes, what Load accepts)
+// with a *TooLargeError (errors.Is(err, ErrTooLarge)), so every file a Log
+// wrote loads again.
 //
 // # Damage
 //

@@ -21,7 +21,29 @@ var (
 	ErrFormat = errors.New("unreadable session file")
 	// ErrClosed: the Log was closed.
 	ErrClosed = errors.New("session log is closed")
+	// ErrWrite: the session file could not be written or synced (a full
+	// disk, an I/O error). Nothing that was appended is lost: it stays
+	// buffered for the next Sync, except the record a failed Commit took
+	// back.
+	ErrWrite = errors.New("the session file could not be written")
+	// ErrTooLarge: a record would make the session file larger than the
+	// store's MaxLogBytes (see TooLargeError).
+	ErrTooLarge = errors.New("session file too large")
 )
+
+// TooLargeError refuses a record that would make a session file larger
+// than the store's bound, which keeps every stored session loadable.
+type TooLargeError struct {
+	ID    string
+	Size  int64 // the file's size with the record
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("session %s: the record would make its file %d bytes, more than the store's limit of %d (sessions.max_log_bytes)", e.ID, e.Size, e.Limit)
+}
+
+func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
 // OwnedError is returned when the session's writer lock is held: only the
 // process that holds it may write the session.

@@ -73,7 +73,7 @@ func newTemp(dir string) (*os.File, string, error) {
 	path := filepath.Join(dir, tempPrefix+hex.EncodeToString(b[:]))
 	f, err := os.OpenFile(path, createTemp, fileMode)
 	if err != nil {
-		return nil, "", fmt.Errorf("create a temporary file in %s: %w", dir, err)
+		return nil, "", fmt.Errorf("create a temporary file in %s: %w: %w", dir, ErrWrite, err)
 	}
 	return f, path, nil
 }

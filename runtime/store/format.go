@@ -27,8 +27,14 @@ const (
 	// sidecar is missing).
 	MaxHeaderBytes = 64 << 10
 	// MaxLogBytes bounds a session file that Load and Read accept: they
-	// hold the whole file in memory.
+	// hold the whole file in memory. A Log refuses records past its
+	// store's Limits.MaxLogBytes, at most this, so a file it wrote always
+	// loads.
 	MaxLogBytes = 1 << 30
+	// MaxSeq bounds a record's seq: 2^53-1, the largest integer every
+	// JSON reader (JavaScript's numbers) holds exactly. A line with a
+	// larger seq is not a record; one seq per event, it is never reached.
+	MaxSeq = 1<<53 - 1
 	// MaxTitleBytes bounds the title kept in a header or sidecar.
 	MaxTitleBytes = 1024
 	// TitleRunes is how many characters Title keeps of a prompt.
@@ -41,6 +47,11 @@ const (
 	cwdHashLen = 12
 	// flushBytes is how much Append buffers before it writes to the file.
 	flushBytes = 64 << 10
+	// maxUnsyncedBytes bounds what a Log holds in memory that is not
+	// durable yet (records kept for a write that failed, or appended
+	// since the last Sync): Append syncs past it, and refuses the record
+	// when that sync fails.
+	maxUnsyncedBytes = 8 << 20
 	// staleTempAge is how old a leftover temporary file must be before
 	// Prune removes it (younger ones may belong to a Create in progress).
 	staleTempAge = 24 * time.Hour

@@ -19,6 +19,11 @@ import (
 // Close has returned nil. Records are written to the file whole, so a
 // killed process leaves complete lines; only a machine crash can leave a
 // torn last line, which Load repairs.
+//
+// A failed write (a full disk) loses nothing and sticks to nothing: the
+// file is cut back to its last synced length and every record not synced
+// stays buffered, so the next Sync writes them all again, and succeeds
+// once there is room.
 type Log struct {
 	mu      sync.Mutex
 	f       *os.File
@@ -26,12 +31,17 @@ type Log struct {
 	name    string
 	header  Header
 	lastSeq uint64
+	// buf holds every record appended since the last successful sync,
+	// whole lines. Its first written bytes may be in the file already
+	// (a flush), after synced.
 	buf     bytes.Buffer
-	// size is the file's length up to the last complete write; a failed
-	// write is cut back to it so the file never ends in half a record.
-	size int64
-	// err is the first write error; the Log refuses writes after it.
-	err    error
+	written int
+	// synced is the file's length at the last successful sync (or at
+	// Create or Load): what a failed write cuts the file back to.
+	synced int64
+	// cut: a failed write could not cut the file back; the next write
+	// cuts it first.
+	cut    bool
 	closed bool
 }
 
@@ -51,60 +61,112 @@ func (l *Log) LastSeq() uint64 {
 	return l.lastSeq
 }
 
+// Size is the length the file has once every record appended is written.
+func (l *Log) Size() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.synced + int64(l.buf.Len())
+}
+
 // Append adds rec at the end of the session. rec.Seq must be greater than
-// LastSeq. The record is buffered: see the Log's durability note.
+// LastSeq and at most MaxSeq. The record is buffered: see the Log's
+// durability note. A write that fails while it flushes keeps the record
+// buffered and is not an error; Append fails (and keeps nothing of rec)
+// only when rec is invalid, would make the file larger than the store's
+// MaxLogBytes (a *TooLargeError), or would leave more than
+// maxUnsyncedBytes unsynced and the sync that makes room fails.
 func (l *Log) Append(rec Record) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := l.usable(); err != nil {
+	start, prev, err := l.add(rec)
+	if err != nil {
 		return err
 	}
-	if rec.Seq <= l.lastSeq {
-		return fmt.Errorf("session %s: record seq %d does not follow %d", l.header.ID, rec.Seq, l.lastSeq)
+	if l.buf.Len() > maxUnsyncedBytes {
+		if err := l.sync(); err != nil {
+			l.drop(start, prev)
+			return err
+		}
+		return nil
 	}
-	if err := appendRecord(&l.buf, rec); err != nil {
-		return fmt.Errorf("session %s: %w", l.header.ID, err)
+	if l.buf.Len()-l.written >= flushBytes {
+		_ = l.flush() // kept buffered: the next Sync writes it again
 	}
-	l.lastSeq = rec.Seq
-	if l.buf.Len() >= flushBytes {
-		return l.flush()
+	return nil
+}
+
+// Commit appends rec and syncs, for a change that must be durable before
+// it is answered. When it fails, rec is taken back as if never appended
+// (the records buffered before it stay buffered), so the caller can
+// refuse the change.
+func (l *Log) Commit(rec Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	start, prev, err := l.add(rec)
+	if err != nil {
+		return err
+	}
+	if err := l.sync(); err != nil {
+		l.drop(start, prev)
+		return err
 	}
 	return nil
 }
 
 // Sync writes the buffered records and makes them durable (fsync). When it
-// returns nil, every record appended before it survives any crash.
+// returns nil, every record appended before it survives any crash. When
+// it fails, they stay buffered for the next Sync.
 func (l *Log) Sync() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := l.usable(); err != nil {
-		return err
+	if l.closed {
+		return fmt.Errorf("session %s: %w", l.header.ID, ErrClosed)
 	}
 	return l.sync()
 }
 
 // Close syncs the Log like Sync and releases the writer lock. It is safe
-// to call more than once; later calls return nil.
+// to call more than once; later calls return nil. Records it could not
+// write are lost, and the error says so.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
 		return nil
 	}
-	var err error
-	if l.err == nil {
-		err = l.sync()
-	}
+	err := l.sync()
 	l.closed = true
 	// Closing the descriptor drops the flock.
 	return errors.Join(err, l.f.Close())
 }
 
-func (l *Log) usable() error {
+// add encodes rec at the end of the buffer and returns where it starts
+// and the lastSeq before it, which drop needs to take it back.
+func (l *Log) add(rec Record) (start int, prev uint64, err error) {
 	if l.closed {
-		return fmt.Errorf("session %s: %w", l.header.ID, ErrClosed)
+		return 0, 0, fmt.Errorf("session %s: %w", l.header.ID, ErrClosed)
 	}
-	return l.err
+	if rec.Seq <= l.lastSeq {
+		return 0, 0, fmt.Errorf("session %s: record seq %d does not follow %d", l.header.ID, rec.Seq, l.lastSeq)
+	}
+	start = l.buf.Len()
+	if err := appendRecord(&l.buf, rec); err != nil {
+		return 0, 0, fmt.Errorf("session %s: %w", l.header.ID, err)
+	}
+	if size := l.synced + int64(l.buf.Len()); size > l.s.maxLogBytes {
+		l.buf.Truncate(start)
+		return 0, 0, &TooLargeError{ID: l.header.ID, Size: size, Limit: l.s.maxLogBytes}
+	}
+	prev, l.lastSeq = l.lastSeq, rec.Seq
+	return start, prev, nil
+}
+
+// drop takes back the record added at start with lastSeq prev before
+// it: it was not written, since a failed write leaves the file at synced.
+func (l *Log) drop(start int, prev uint64) {
+	l.buf.Truncate(start)
+	l.written = min(l.written, start)
+	l.lastSeq = prev
 }
 
 func (l *Log) sync() error {
@@ -112,32 +174,46 @@ func (l *Log) sync() error {
 		return err
 	}
 	if err := l.s.fsync(l.f); err != nil {
-		l.err = fmt.Errorf("session %s: sync %s: %w", l.header.ID, l.Path(), err)
-		return l.err
+		return l.failed("sync", err)
 	}
-	return nil
-}
-
-// flush writes the buffer, which holds whole records only, in one write.
-func (l *Log) flush() error {
-	if l.buf.Len() == 0 {
-		return nil
-	}
-	n, err := l.f.Write(l.buf.Bytes())
-	if err != nil {
-		// A short write (a full disk) would leave half a record that the
-		// next append glues onto: cut it off and stop writing.
-		if n > 0 {
-			l.f.Truncate(l.size)
-		}
-		l.err = fmt.Errorf("session %s: write %s: %w", l.header.ID, l.Path(), err)
-		return l.err
-	}
-	l.size += int64(n)
+	l.synced += int64(l.buf.Len())
+	l.written = 0
 	if l.buf.Cap() > 4*flushBytes {
 		l.buf = bytes.Buffer{} // let one huge record's buffer go
 	} else {
 		l.buf.Reset()
 	}
 	return nil
+}
+
+// flush writes what the file lacks of the buffer, which holds whole
+// records only, in one write.
+func (l *Log) flush() error {
+	if l.cut {
+		if err := l.f.Truncate(l.synced); err != nil {
+			return fmt.Errorf("session %s: cut %s back to its last synced length: %w: %w", l.header.ID, l.Path(), ErrWrite, err)
+		}
+		l.cut = false
+	}
+	if l.written == l.buf.Len() {
+		return nil
+	}
+	n, err := l.f.Write(l.buf.Bytes()[l.written:])
+	if err != nil {
+		return l.failed("write", err)
+	}
+	l.written += n
+	return nil
+}
+
+// failed cuts the file back to its last synced length, so that it never
+// ends in half a record, and marks the whole buffer unwritten: after a
+// failed fsync the kernel may have dropped pages it reported written, so
+// they are written again rather than trusted.
+func (l *Log) failed(op string, err error) error {
+	l.written = 0
+	if terr := l.f.Truncate(l.synced); terr != nil {
+		l.cut = true
+	}
+	return fmt.Errorf("session %s: %s %s: %w: %w", l.header.ID, op, l.Path(), ErrWrite, err)
 }

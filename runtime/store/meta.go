@@ -39,8 +39,8 @@ func (l *Log) SetMeta(m Meta) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := l.usable(); err != nil {
-		return err
+	if l.closed {
+		return fmt.Errorf("session %s: %w", l.header.ID, ErrClosed)
 	}
 	h := l.header
 	model := h.Model
@@ -69,7 +69,7 @@ func (l *Log) SetMeta(m Meta) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("session %s: write the sidecar: %w", h.ID, err)
+		return fmt.Errorf("session %s: write the sidecar: %w: %w", h.ID, ErrWrite, err)
 	}
 	return nil
 }

@@ -15,6 +15,8 @@ import (
 // processes can share one store.
 type Store struct {
 	dir string
+	// maxLogBytes bounds the session files its Logs write (Limits).
+	maxLogBytes int64
 	// noFsync leaves out every fsync. Only the benchmarks that build
 	// fixtures of 10,000 sessions set it.
 	noFsync bool
@@ -32,9 +34,20 @@ type Loaded struct {
 	Warnings []Warning
 }
 
+// Limits are the bounds a Store keeps that its owner may lower.
+type Limits struct {
+	// MaxLogBytes bounds a session file: a Log refuses a record past it
+	// with a *TooLargeError. Zero, or more than MaxLogBytes, is
+	// MaxLogBytes (what Load accepts).
+	MaxLogBytes int64
+}
+
 // Open returns the store in dir, creating the directory (mode 0700) when
 // it does not exist.
-func Open(dir string) (*Store, error) {
+func Open(dir string) (*Store, error) { return OpenWith(dir, Limits{}) }
+
+// OpenWith is Open with limits lower than the defaults.
+func OpenWith(dir string, lim Limits) (*Store, error) {
 	if dir == "" {
 		return nil, errors.New("open session store: no directory given")
 	}
@@ -48,8 +61,14 @@ func Open(dir string) (*Store, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("open the session store %s: not a directory", dir)
 	}
-	return &Store{dir: dir}, nil
+	if lim.MaxLogBytes <= 0 || lim.MaxLogBytes > MaxLogBytes {
+		lim.MaxLogBytes = MaxLogBytes
+	}
+	return &Store{dir: dir, maxLogBytes: lim.MaxLogBytes}, nil
 }
+
+// MaxLogBytes is the bound of the session files the store's Logs write.
+func (s *Store) MaxLogBytes() int64 { return s.maxLogBytes }
 
 // Dir is the store's directory.
 func (s *Store) Dir() string { return s.dir }
@@ -103,6 +122,9 @@ func (s *Store) CreateFrom(h Header, recs []Record) (*Log, error) {
 		}
 		last = rec.Seq
 	}
+	if int64(buf.Len()) > s.maxLogBytes {
+		return nil, &TooLargeError{ID: h.ID, Size: int64(buf.Len()), Limit: s.maxLogBytes}
+	}
 
 	f, tmp, err := newTemp(s.dir)
 	if err != nil {
@@ -117,10 +139,10 @@ func (s *Store) CreateFrom(h Header, recs []Record) (*Log, error) {
 		return fail(err)
 	}
 	if _, err := f.Write(buf.Bytes()); err != nil {
-		return fail(err)
+		return fail(fmt.Errorf("%w: %w", ErrWrite, err))
 	}
 	if err := s.fsync(f); err != nil {
-		return fail(err)
+		return fail(fmt.Errorf("%w: %w", ErrWrite, err))
 	}
 	if err := os.Link(tmp, path); err != nil {
 		if errors.Is(err, os.ErrExist) {
@@ -134,7 +156,7 @@ func (s *Store) CreateFrom(h Header, recs []Record) (*Log, error) {
 	}
 	// The sidecar comes after the log, so a sidecar always has a log
 	// unless a Delete removed it; Load writes a missing one again.
-	l := &Log{f: f, s: s, name: name, header: h, lastSeq: last, size: int64(buf.Len())}
+	l := &Log{f: f, s: s, name: name, header: h, lastSeq: last, synced: int64(buf.Len())}
 	if err := l.SetMeta(Meta{Title: h.Title}); err != nil {
 		l.Close()
 		return nil, err
@@ -173,7 +195,7 @@ func (s *Store) Load(id string) (*Log, Loaded, error) {
 		}
 		p.warnings[len(p.warnings)-1].Problem += "; the file was truncated to its last complete line"
 	}
-	l := &Log{f: f, s: s, name: name, header: p.header, size: p.good}
+	l := &Log{f: f, s: s, name: name, header: p.header, synced: p.good}
 	if n := len(p.records); n > 0 {
 		l.lastSeq = p.records[n-1].Seq
 	}

@@ -102,7 +102,9 @@ export type ErrorCode =
   | "frame_too_large"
   | "too_many_requests"
   | "unsupported"
-  | "session_owned";
+  | "session_owned"
+  | "store_failed"
+  | "session_too_large";
 
 /** `code` of a `scv/turn/failed` for a turn that was running when its owner stopped. */
 export const INTERRUPTED = "interrupted";

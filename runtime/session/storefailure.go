@@ -1,0 +1,76 @@
+package session
+
+import (
+	"errors"
+
+	"scv/runtime/store"
+)
+
+// seqHeadroom is how many seqs below the durable reservation a refusable
+// event leaves to the events that must go out anyway (a turn's end, a
+// restore): when the reservation cannot be extended (a full disk), the
+// refusable ones are refused first, and those that must go out still
+// have seqs no reload goes below.
+const seqHeadroom = 64
+
+// storeFailedLocked logs that ev's record could not be stored (once, when
+// the log starts failing) and returns the refusal its sender gets:
+// session_too_large when the log reached its bound, else store_failed.
+func (s *Session) storeFailedLocked(ev Event, err error) error {
+	if errors.Is(err, store.ErrTooLarge) {
+		return errorf(CodeSessionTooLarge, "session %s cannot grow: %v; start a new session, or fork an earlier turn (scv/session/fork) to go on from there", s.id, err)
+	}
+	if !s.disk.failing {
+		s.disk.failing = true
+		s.logger().Error("the session could not be written to its file; changes are refused with store_failed until it can, and what was kept in memory is written then",
+			"session", s.id, "seq", ev.Seq, "err", err)
+	}
+	return errorf(CodeStoreFailed, "session %s could not be stored, so the change was not made: %v", s.id, err)
+}
+
+// storedLocked notes a successful write after failures.
+func (s *Session) storedLocked() {
+	if s.disk.failing {
+		s.disk.failing = false
+		s.logger().Info("the session is written to its file again", "session", s.id)
+	}
+}
+
+// writeMetaLocked rewrites the sidecar from the session's state; when it
+// fails, the next stored record tries again.
+func (s *Session) writeMetaLocked() {
+	if err := s.disk.log.SetMeta(s.metaLocked()); err != nil {
+		if !s.disk.metaStale {
+			s.logger().Error("the session's listing (title, turns, queued) could not be written; it is tried again with the next record",
+				"session", s.id, "err", err)
+		}
+		s.disk.metaStale = true
+		return
+	}
+	s.disk.metaStale = false
+}
+
+func (s *Session) metaLocked() store.Meta {
+	return store.Meta{Title: s.title, Turns: s.turnCount, Queued: len(s.queue), Model: s.cfg.Provider.Model}
+}
+
+// logFullPercent is the share of its file's bound (store.Limits.MaxLogBytes)
+// past which a session takes no new prompt: the rest is room for the turn
+// running and the prompts queued already to be stored whole, so nothing a
+// client was answered is refused later, and the file always loads.
+const logFullPercent = 80
+
+// logRoomLocked refuses a new prompt once the session's file is past
+// logFullPercent of its bound, with session_too_large suggesting a fork.
+func (s *Session) logRoomLocked() error {
+	d := &s.disk
+	if d.log == nil || d.store == nil {
+		return nil
+	}
+	size, bound := d.log.Size(), d.store.MaxLogBytes()
+	if size*100 < bound*logFullPercent {
+		return nil
+	}
+	return errorf(CodeSessionTooLarge, "session %s's file is %d bytes, past %d%% of its bound of %d bytes (sessions.max_log_bytes), so it takes no new prompt: start a new session, or fork an earlier turn (scv/session/fork) to go on from there",
+		s.id, size, logFullPercent, bound)
+}

@@ -1,0 +1,208 @@
+package session
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"scv/internal/smalldisk"
+	"scv/runtime/provider"
+	"scv/runtime/store"
+)
+
+// sessionOnDisk is bareSession writing to a log in st.
+func sessionOnDisk(t *testing.T, st *store.Store) (*Session, *recorder) {
+	t.Helper()
+	s, rec := bareSession(t)
+	l, err := st.Create(store.Header{ID: s.id, Cwd: "/w", CreatedAt: time.Unix(0, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.disk = disk{store: st, log: l}
+	t.Cleanup(func() { s.mu.Lock(); s.closeDiskLocked(); s.mu.Unlock() })
+	return s, rec
+}
+
+func lastSeq(rec *recorder) uint64 {
+	if len(rec.events) == 0 {
+		return 0
+	}
+	return rec.events[len(rec.events)-1].Seq
+}
+
+// TestAChangeThatCannotBeStoredIsRefused fills a real disk under a
+// session. An enqueue, an edit and a rename used to be answered OK, told
+// to every client and lost at the next load. Each is now refused with
+// store_failed and leaves the session as it was; once space is back the
+// session stores again, and its file holds every change a client saw,
+// at seqs a reload never goes below.
+func TestAChangeThatCannotBeStoredIsRefused(t *testing.T) {
+	disk := smalldisk.Mount(t, 1<<20)
+	st, err := store.Open(filepath.Join(disk, "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, rec := sessionOnDisk(t, st)
+	first := enqueue(t, s, "first")[0]
+	free := smalldisk.Fill(t, disk)
+	// The log's last page may still have room for a few small records:
+	// renames take it (and are stored) until the disk refuses one.
+	kept := ""
+	for i := 0; ; i++ {
+		if i == 1000 {
+			t.Fatal("1000 renames were stored on a full disk")
+		}
+		title := fmt.Sprintf("title %d", i)
+		if err := s.Rename(title); err != nil {
+			if CodeOf(err) != CodeStoreFailed {
+				t.Fatalf("rename on a full disk: %v, want code %s", err, CodeStoreFailed)
+			}
+			break
+		}
+		kept = title
+	}
+	if s.title != kept {
+		t.Fatalf("title %q after a refused rename, want %q", s.title, kept)
+	}
+	seen := lastSeq(rec)
+	s.mu.Lock()
+	_, _, err = s.enqueueLocked("second", resolved{}, "1", nil)
+	s.mu.Unlock()
+	if CodeOf(err) != CodeStoreFailed {
+		t.Fatalf("enqueue on a full disk: %v, want code %s", err, CodeStoreFailed)
+	}
+	if _, err := s.UpdateQueue(first.QueueID, first.Revision, "edited"); CodeOf(err) != CodeStoreFailed {
+		t.Fatalf("queue edit on a full disk: %v, want code %s", err, CodeStoreFailed)
+	}
+	if _, err := s.StartTurn("a turn", nil, "1"); CodeOf(err) != CodeStoreFailed {
+		t.Fatalf("turn start on a full disk: %v, want code %s", err, CodeStoreFailed)
+	}
+	if s.active != nil || len(s.history) != 0 || s.turnCount != 0 || len(s.marks.order) != 0 {
+		t.Fatalf("a refused turn start left a turn: active %v, history %d, turns %d", s.active, len(s.history), s.turnCount)
+	}
+	if got := queueOrder(s); got != "first" || s.Queue().Entries[0].Revision != first.Revision || s.title != kept {
+		t.Fatalf("after refusals: queue %q (revision %d), title %q; want the state before", got, s.Queue().Entries[0].Revision, s.title)
+	}
+	if lastSeq(rec) != seen {
+		t.Fatalf("refused changes reached the clients: seq %d after %d", lastSeq(rec), seen)
+	}
+
+	// What must go out goes out on a full disk, and a reload now (the
+	// process killed while the disk is full) resumes above its seq.
+	s.mu.Lock()
+	s.announceLocked(QueueSnapshot{s.queueStateLocked()})
+	s.mu.Unlock()
+	if lastSeq(rec) != seen+1 {
+		t.Fatalf("an event that must go out was not delivered on a full disk (seq %d after %d)", lastSeq(rec), seen)
+	}
+	if now, err := st.Read(s.id); err != nil || rebuild(now.Records).seq < lastSeq(rec) {
+		t.Fatalf("a reload on the full disk resumes below seq %d: %v", lastSeq(rec), err)
+	}
+	seen = lastSeq(rec)
+
+	free()
+	second := enqueue(t, s, "second")[0]
+	if second.QueueID != "q2" || lastSeq(rec) != seen+1 {
+		t.Fatalf("after recovery: %s at seq %d, want q2 at %d", second.QueueID, lastSeq(rec), seen+1)
+	}
+	s.mu.Lock()
+	s.closeDiskLocked()
+	s.mu.Unlock()
+	loaded, err := st.Read(s.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rebuild(loaded.Records)
+	if len(r.queue) != 2 || r.queue[0].Prompt != "first" || r.queue[1].Prompt != "second" || r.title != kept || r.seq < lastSeq(rec) {
+		t.Fatalf("reloaded: queue %+v, title %q, seq %d (clients saw %d)", r.queue, r.title, r.seq, lastSeq(rec))
+	}
+}
+
+// TestASessionNearItsBoundTakesNoNewPrompt: a session's file used to grow
+// past what a load accepts and be lost at the next restart. Past 80 % of
+// its bound (lowered here) a session refuses new prompts with
+// session_too_large, and its file still loads whole.
+func TestASessionNearItsBoundTakesNoNewPrompt(t *testing.T) {
+	st, err := store.OpenWith(filepath.Join(t.TempDir(), "sessions"), store.Limits{MaxLogBytes: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := sessionOnDisk(t, st)
+	s.active = &turn{id: "running"} // so prompts queue (the queue is stored)
+	prompt := strings.Repeat("a long prompt ", 300)
+	var refused error
+	for i := 0; i < MaxQueueItems && refused == nil; i++ {
+		_, refused = s.StartTurn(prompt, nil, "1")
+	}
+	s.active = nil
+	if CodeOf(refused) != CodeSessionTooLarge {
+		t.Fatalf("a session filling its file: %v, want code %s", refused, CodeSessionTooLarge)
+	}
+	if size := s.disk.log.Size(); size*100 < 64<<10*80 || size > 64<<10 {
+		t.Fatalf("refused at %d bytes of %d", size, 64<<10)
+	}
+	s.mu.Lock()
+	s.closeDiskLocked()
+	s.mu.Unlock()
+	if _, err := st.Read(s.id); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAChangeAfterShutdownIsRefused: Shutdown closes the sessions' logs
+// while connections may still send requests; a rename then was answered
+// OK and lost at the restart. It is refused with store_failed.
+func TestAChangeAfterShutdownIsRefused(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("[provider]\napi_key = \"k\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(filepath.Join(home, "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewManager(Options{Home: home, Getenv: func(string) string { return "" }, Store: st})
+	s, _, err := m.Start(StartParams{Cwd: t.TempDir()}, &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Shutdown()
+	if err := m.Rename(s.ID(), "after shutdown"); CodeOf(err) != CodeStoreFailed {
+		t.Fatalf("rename after Shutdown: %v, want code %s", err, CodeStoreFailed)
+	}
+	page, err := NewManager(Options{Home: home, Store: st}).ListSessions(ListOptions{})
+	if err != nil || len(page.Sessions) != 1 || page.Sessions[0].Title != "" {
+		t.Fatalf("listed after the restart: %+v, %v", page.Sessions, err)
+	}
+}
+
+// TestHistoryWaitsPastAReservationRecord: a seq.reserve record, written
+// for an event that is not stored, carries no history; the messages
+// waiting for a record go with the next stored one.
+func TestHistoryWaitsPastAReservationRecord(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := sessionOnDisk(t, st)
+	s.mu.Lock()
+	s.addHistoryLocked(provider.Message{Role: provider.RoleUser, Content: "waiting"})
+	if err := s.emitLocked(ToolOutput{"t1", "c1", "out"}); err != nil { // takes a reservation
+		t.Fatal(err)
+	}
+	if err := s.emitLocked(SessionRenamed{Title: "carried"}); err != nil {
+		t.Fatal(err)
+	}
+	s.closeDiskLocked()
+	s.mu.Unlock()
+	loaded, err := st.Read(s.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rebuild(loaded.Records); len(loaded.Records) != 2 || loaded.Records[0].Type != recordSeqReserve || len(r.history) != 1 || r.history[0].Content != "waiting" {
+		t.Fatalf("records %d (first %s), history %+v", len(loaded.Records), loaded.Records[0].Type, r.history)
+	}
+}
