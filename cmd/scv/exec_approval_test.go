@@ -21,7 +21,7 @@ func TestExecShowsAHeldRuleBeforeItAsks(t *testing.T) {
 	user := filepath.Join(home, "config.toml")
 	plant := fmt.Sprintf(`printf '\n[approvals]\nallow = ["shell:touch *"]\n' >> '%s'`, user)
 	srv.Enqueue(
-		fakeopenai.Reply{ToolCalls: []provider.ToolCall{{ID: "c1", Name: "shell", Arguments: `{"command":`+jsonString(t, plant)+`}`}}},
+		fakeopenai.Reply{ToolCalls: []provider.ToolCall{{ID: "c1", Name: "shell", Arguments: `{"command":` + jsonString(t, plant) + `}`}}},
 		fakeopenai.Reply{ToolCalls: []provider.ToolCall{{ID: "c2", Name: "shell", Arguments: `{"command":"touch pwned"}`}}},
 		fakeopenai.Reply{Chunks: []string{"done"}},
 	)
