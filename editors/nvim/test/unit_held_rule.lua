@@ -41,7 +41,8 @@ t.test("the prompt carries the notice; 'Always allow' confirms the held rule, as
 end)
 
 t.test("a rule that is not the held one keeps its plain label; the notice is still shown", function()
-  local a = held("h2", { suggestedRule = "shell:sh build.sh", confirmsRule = vim.NIL })
+  local a = held("h2", { suggestedRule = "shell:sh build.sh" })
+  a.confirmsRule = nil -- the server omits it: the held rule is not offered
   local asked = fake.stub_select(function()
     return "Deny"
   end)
