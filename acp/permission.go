@@ -30,9 +30,28 @@ func (d *Door) askPermission(sid string, a session.Approval) {
 	d.mu.Unlock()
 	d.call(q.reqID, schema.MethodRequestPermission, schema.PermissionParams{
 		SessionID: sid,
-		ToolCall:  schema.ToolCallUpdate{ToolCallID: a.CallID, Title: a.Summary, Kind: kindOf(a.Name), Status: schema.StatusPending},
+		ToolCall:  permissionToolCall(a),
 		Options:   permissionOptions,
 	})
+}
+
+// heldRuleCaveat follows a held rule's notice: the notice speaks of an
+// "Always allow" with the rule, which ACP does not have, and ACP's
+// allow_always answer must not be taken for it.
+const heldRuleCaveat = `This client cannot confirm it: "Allow for this session" approves this tool for this session only and leaves the rule unconfirmed.`
+
+// permissionToolCall is the tool call a permission request shows. A
+// request with a notice (a rule of the user's file held for confirmation)
+// carries it as the call's content, so the user reads it before answering;
+// for an edit that replaces the diff content, but the title still holds
+// the diff.
+func permissionToolCall(a session.Approval) schema.ToolCallUpdate {
+	u := schema.ToolCallUpdate{ToolCallID: a.CallID, Title: a.Summary, Kind: kindOf(a.Name), Status: schema.StatusPending}
+	if a.Notice != "" {
+		text := schema.Text(a.Notice + "\n\n" + heldRuleCaveat)
+		u.Content = []schema.ToolCallContent{{Type: "content", Content: &text}}
+	}
+	return u
 }
 
 // withdraw cancels our request for an approval resolved elsewhere (another

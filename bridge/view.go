@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"scv/internal/approvaltext"
 	"scv/internal/termsafe"
 	"scv/internal/turnchanges"
 	"scv/lsp/schema"
@@ -301,6 +302,9 @@ func (v *AttachView) addApproval(a Approval) {
 	}
 	v.approvals = append(v.approvals, a)
 	v.line(fmt.Sprintf("? approval %s: %s (%s) in %s: %s", termsafe.Line(a.ApprovalID), termsafe.Line(a.Name), termsafe.Line(a.Risk), termsafe.Line(a.Cwd), strings.TrimRight(termsafe.Escape(a.Summary), "\n")))
+	for _, l := range approvaltext.Notice(a) {
+		v.line("  " + l)
+	}
 	v.line("  answer y (approve), s (approve for the session) or n (deny)")
 }
 

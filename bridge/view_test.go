@@ -74,3 +74,27 @@ func TestAttachViewRendersSessionInOrder(t *testing.T) {
 		t.Fatal("a terminal escape reached the output")
 	}
 }
+
+// A request whose rule waits for confirmation shows its notice, made
+// safe, before the answers it offers, and says none of them confirms it.
+func TestAttachViewShowsAHeldRulesNoticeBeforeTheAnswers(t *testing.T) {
+	var out strings.Builder
+	v := NewAttachView(&out)
+	if err := v.Snapshot(json.RawMessage(`{"sessionId":"s1","cwd":"/w","model":"m","state":"running","turnId":"t1","queue":{"entries":[],"paused":false},"pendingApprovals":[],"seq":0}`)); err != nil {
+		t.Fatal(err)
+	}
+	v.Event("scv/approval/requested", json.RawMessage(`{"seq":1,"turnId":"t1","approvalId":"a1","name":"shell","risk":"exec","cwd":"/w","summary":"touch x",
+		"suggestedRule":"shell:touch *","confirmsRule":true,"notice":"the rule \"shell:touch *\" in /h/config\u001b[2J.toml would allow this call"}`))
+	text := out.String()
+	notice := strings.Index(text, `note: the rule "shell:touch *" in /h/config\x1b[2J.toml would allow this call`)
+	answers := strings.Index(text, "answer y (approve)")
+	if notice < 0 || answers < notice {
+		t.Fatalf("the notice is not shown, escaped, before the answers:\n%s", text)
+	}
+	if !strings.Contains(text[notice:answers], "this prompt cannot confirm it") {
+		t.Errorf("the view does not say its answers leave the rule unconfirmed:\n%s", text)
+	}
+	if strings.ContainsRune(text, '\x1b') {
+		t.Fatal("a terminal escape reached the output")
+	}
+}

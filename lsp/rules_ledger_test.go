@@ -52,8 +52,8 @@ func TestRulesWrittenByAToolCallWaitForTheUser(t *testing.T) {
 				t.Errorf("notice %q does not name %q", second.Notice, want)
 			}
 		}
-		if second.SuggestedRule != "shell:touch *" {
-			t.Errorf("suggestedRule = %q, want the rule to confirm", second.SuggestedRule)
+		if second.SuggestedRule != "shell:touch *" || !second.ConfirmsRule {
+			t.Errorf("suggestedRule = %q, confirmsRule = %v, want the rule to confirm", second.SuggestedRule, second.ConfirmsRule)
 		}
 		ed.Resolve(sid, second.ApprovalID, session.DecisionDeny)
 		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
@@ -180,8 +180,8 @@ func TestAPlantedRuleForAShellIsNotOffered(t *testing.T) {
 		first := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
 		ed.Resolve(sid, first.ApprovalID, session.DecisionApprove)
 		second := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.WithStr("callId", "call_2"), 0))
-		if second.SuggestedRule != "shell:sh build.sh" {
-			t.Errorf("suggestedRule = %q, want only the exact command", second.SuggestedRule)
+		if second.SuggestedRule != "shell:sh build.sh" || second.ConfirmsRule {
+			t.Errorf("suggestedRule = %q, confirmsRule = %v, want only the exact command, which confirms nothing", second.SuggestedRule, second.ConfirmsRule)
 		}
 		if !strings.Contains(second.Notice, "shell:sh *") || !strings.Contains(second.Notice, "not offered") {
 			t.Errorf("notice = %q, want it to name shell:sh * and say it is not offered", second.Notice)

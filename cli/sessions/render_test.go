@@ -67,6 +67,15 @@ func TestRender(t *testing.T) {
 		want:    []string{"_Turn completed in 1 step(s)", "_Note: the workspace is too large._"},
 		notWant: []string{"changed 0 file"},
 	}, {
+		name: "an approval that names a rule held for confirmation",
+		in: Transcript{SessionID: "s1", Events: ev(
+			session.TurnStarted{TurnID: "t1", Prompt: "go"},
+			session.ApprovalRequested{Approval: session.Approval{TurnID: "t1", ApprovalID: "a1", Name: "shell", Risk: "exec", Summary: "$ touch x",
+				SuggestedRule: "shell:touch *", ConfirmsRule: true, Notice: `the rule "shell:touch *" in /u/config.toml would allow this call`}},
+			session.ApprovalResolved{TurnID: "t1", ApprovalID: "a1", Decision: "deny"},
+		)},
+		want: []string{"Approval asked for `shell`", `_Note: the rule "shell:touch *" in /u/config.toml would allow this call._`, "Approval `a1`: **deny**"},
+	}, {
 		name: "cancelled, failed, cleared, interrupted, restored",
 		in: Transcript{SessionID: "s1", Events: ev(
 			session.TurnStarted{TurnID: "t1", Prompt: "one"},

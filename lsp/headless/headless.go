@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"go.lsp.dev/protocol"
+	"scv/internal/approvaltext"
 	"scv/internal/termsafe"
 	"scv/internal/turnchanges"
 
@@ -255,6 +256,9 @@ func (r *runner) show(ctx context.Context, c *client.Client, t *ownTurn, n clien
 		var p session.ApprovalRequest
 		_ = json.Unmarshal(n.Params, &p)
 		fmt.Fprintf(r.opts.Log, "? approval needed: %s (%s)\n%s\n", termsafe.Line(p.Name), termsafe.Line(p.Risk), indent(termsafe.Escape(p.Summary)))
+		for _, l := range approvaltext.Notice(p.Approval) {
+			fmt.Fprintf(r.opts.Log, "  %s\n", l)
+		}
 		decision := r.opts.Approve(p)
 		if err := c.Call(ctx, schema.MethodApprovalResolve, schema.ApprovalResolveParams{
 			SessionID: t.sessionID, ApprovalID: p.ApprovalID, Decision: decision,

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -123,6 +124,27 @@ func TestEditorSchemasNameWhatTheServerHandles(t *testing.T) {
 			if !slices.Contains(got, n) {
 				t.Errorf("%s lacks %s", file, n)
 			}
+		}
+	}
+}
+
+// TestVSCodeApprovalCarriesEveryField: the VS Code client's typed copy of
+// an approval request names every member the server sends, so a new one
+// (such as notice) cannot go unseen by its approval UIs.
+func TestVSCodeApprovalCarriesEveryField(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(root, "editors/vscode/src/client/protocol.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := regexp.MustCompile(`(?s)export interface ApprovalRequested extends EventBase \{(.*?)\n\}`).FindSubmatch(data)
+	if body == nil {
+		t.Fatal("protocol.ts has no ApprovalRequested interface")
+	}
+	fields := reflect.TypeFor[schema.Approval]()
+	for i := range fields.NumField() {
+		name, _, _ := strings.Cut(fields.Field(i).Tag.Get("json"), ",")
+		if !regexp.MustCompile(`(?m)^\s*` + name + `\??:`).Match(body[1]) {
+			t.Errorf("ApprovalRequested in protocol.ts lacks %s", name)
 		}
 	}
 }

@@ -91,10 +91,10 @@ func (s *Session) openApproval(t *turn, c askedCall) (*pendingApproval, bool, er
 		return nil, true, nil
 	}
 	p := &pendingApproval{answer: make(chan string, 1), subject: c.subject, covered: c.covered}
-	suggested := ""
+	suggested, confirms := "", false
 	switch {
 	case c.held.held() && !c.held.rule.AllowsAnyCommand():
-		suggested = c.held.rule.String() // answering with it confirms it
+		suggested, confirms = c.held.rule.String(), true // answering with it confirms it
 	case c.covered:
 		suggested = approvals.Suggest(c.subject)
 	}
@@ -111,6 +111,7 @@ func (s *Session) openApproval(t *turn, c askedCall) (*pendingApproval, bool, er
 			Summary:       c.summary,
 			SuggestedRule: suggested,
 			Notice:        c.held.notice(),
+			ConfirmsRule:  confirms,
 		},
 	}
 	if err := s.emitLocked(ApprovalRequested{p.request.Approval}); err != nil {

@@ -404,6 +404,11 @@ type Approval struct {
 	// user's confirmation (see config.RuleLedgerName). It names the rule
 	// and the file.
 	Notice string `json:"notice,omitempty"`
+	// ConfirmsRule says SuggestedRule is the rule Notice names, so
+	// answering with it as the allow rule confirms that rule; a UI says
+	// so on its "Always allow". False when the held rule is not offered
+	// (it would allow any command).
+	ConfirmsRule bool `json:"confirmsRule,omitempty"`
 }
 
 // ApprovalRequest is an open approval as a Snapshot lists it.

@@ -7,6 +7,7 @@ import type { ChatView } from "./views/chatView";
 import { runAction } from "./commands/run";
 import { revealHidden } from "./client/revealHidden";
 import { parseEditSummary } from "./client/proposedEdit";
+import { notificationNote } from "./client/heldRule";
 
 const ANSWERS: Array<[string, Decision]> = [
   ["Approve", "approve"],
@@ -31,9 +32,10 @@ export class ApprovalNotifier implements vscode.Disposable {
   private async ask(a: ApprovalRequested): Promise<void> {
     // Notifications render [text](target) as a link, command: links included:
     // the model's text must not become one.
-    const firstLine = revealHidden(a.summary.split("\n", 1)[0]).replace(/\]\(/g, "] (");
+    const inert = (s: string) => revealHidden(s).replace(/\]\(/g, "] (");
+    const firstLine = inert(a.summary.split("\n", 1)[0]);
     const pick = await vscode.window.showWarningMessage(
-      `SCV asks to run ${revealHidden(a.name)} (${revealHidden(a.risk)}): ${firstLine}`,
+      `SCV asks to run ${revealHidden(a.name)} (${revealHidden(a.risk)}): ${firstLine}${inert(notificationNote(a))}`,
       ...ANSWERS.map(([label]) => label),
       ...(parseEditSummary(a.name, a.summary) ? [OPEN_DIFF] : []),
       SHOW_IN_CHAT,

@@ -15,6 +15,11 @@ M.DIFF_CHOICE = { label = "Open diff split (current ↔ proposed)", action = "di
 -- Offered when the server suggests a rule (approval.suggestedRule).
 M.ALLOW_RULE_LABEL = "Always allow %s"
 M.CONFIRM_RULE_LABEL = "Yes: add %s to my user config and approve"
+-- A rule of the user's config held for confirmation (approval.notice names
+-- it; approval.confirmsRule says suggestedRule is that rule): a command may
+-- have planted it, so the prompts say so and what the answer does.
+M.HELD_RULE_LABEL = "Always allow %s (confirms the held rule)"
+M.CONFIRM_HELD_RULE_LABEL = "Yes: confirm %s in my user config and approve"
 M.BACK_LABEL = "No, back to the question"
 
 M.DECISION_LABELS = {}
@@ -40,12 +45,18 @@ end
 function M.choices(a, can_diff)
   local list = vim.deepcopy(M.CHOICES)
   if type(a.suggestedRule) == "string" and a.suggestedRule ~= "" then
-    list[#list + 1] = { label = string.format(M.ALLOW_RULE_LABEL, a.suggestedRule), action = "allow_rule" }
+    local label = a.confirmsRule == true and M.HELD_RULE_LABEL or M.ALLOW_RULE_LABEL
+    list[#list + 1] = { label = string.format(label, a.suggestedRule), action = "allow_rule" }
   end
   if can_diff then
     list[#list + 1] = M.DIFF_CHOICE
   end
   return list
+end
+
+-- The request's notice, "" when it has none (absent or JSON null).
+function M.notice(a)
+  return type(a.notice) == "string" and a.notice or ""
 end
 
 local function is_diff(a)
@@ -129,6 +140,9 @@ function Approvals:_prompt(a)
   if not is_diff(a) and first ~= "" then
     title = title .. ": " .. first
   end
+  if M.notice(a) ~= "" then
+    title = title .. " — note: " .. M.notice(a)
+  end
   -- the builtin select blocks: draw the float before it asks
   pcall(vim.cmd, "redraw")
   local texts = self.o.edit_texts and self.o.edit_texts(a) or nil
@@ -191,9 +205,14 @@ function Approvals:_confirm_rule(a)
   local rule = a.suggestedRule
   local act = { approval = a, stale = false }
   self.active = act
-  local yes = string.format(M.CONFIRM_RULE_LABEL, rule)
+  local held = a.confirmsRule == true
+  local yes = string.format(held and M.CONFIRM_HELD_RULE_LABEL or M.CONFIRM_RULE_LABEL, rule)
+  local prompt = string.format("scv: from now on, run %s calls matching %s without asking?", a.name or "tool", rule)
+  if held then
+    prompt = string.format("scv: confirm the held rule %s, so matching %s calls run without asking? %s", rule, a.name or "tool", M.notice(a))
+  end
   vim.ui.select({ yes, M.BACK_LABEL }, {
-    prompt = string.format("scv: from now on, run %s calls matching %s without asking?", a.name or "tool", rule),
+    prompt = prompt,
     kind = "scv.approval_rule",
   }, function(choice)
     vim.schedule(function()

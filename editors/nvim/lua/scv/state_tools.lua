@@ -48,7 +48,8 @@ return function(handlers, util)
       fx[#fx + 1] = { kind = "approval_requested", approval = a }
     end
     if draw then
-      self.transcript:tool(p.turnId, p.callId, { name = p.name, status = "awaiting approval", risk = p.risk })
+      local notice = type(p.notice) == "string" and p.notice ~= "" and p.notice or nil
+      self.transcript:tool(p.turnId, p.callId, { name = p.name, status = "awaiting approval", risk = p.risk, notice = notice })
     end
   end
 

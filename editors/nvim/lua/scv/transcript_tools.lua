@@ -81,6 +81,12 @@ return function(Transcript, M)
     local lines = { string.format("%s%s [%s] — %s", M.TOOL_HEADER, t.name or "tool", t.call_id, status) }
     local body = M.TOOL_BODY
     vim.list_extend(lines, argument_lines(t))
+    if t.notice then
+      -- a rule held for the user's confirmation: said before the decision
+      for _, l in ipairs(split_lines(t.notice)) do
+        lines[#lines + 1] = body .. "note: " .. l
+      end
+    end
     if t.decision then
       lines[#lines + 1] = body .. "decision: " .. t.decision
     end

@@ -211,6 +211,10 @@ export interface ApprovalRequested extends EventBase {
   summary: string;
   /** A rule such as "shell:go test *" the user may allow for good; absent when none fits. */
   suggestedRule?: string;
+  /** Set when a rule of the user's config covers the call but waits for confirmation: names the rule and the file. */
+  notice?: string;
+  /** `suggestedRule` is the rule `notice` names: answering with it confirms that rule. */
+  confirmsRule?: boolean;
 }
 export interface ApprovalResolved extends EventBase { turnId: string; approvalId: string; decision: Decision }
 export interface ContextCompacted extends EventBase {

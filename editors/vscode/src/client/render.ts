@@ -5,6 +5,7 @@ import { escapeHtml, escapeText } from "./escape";
 import type { ApprovalRequested } from "./protocol";
 import { renderApproval, renderTurn } from "./renderTurn";
 import type { SessionState } from "./state";
+import { approvalView } from "./turns";
 import { usageText } from "./summary";
 
 export { escapeHtml, escapeText } from "./escape";
@@ -74,7 +75,7 @@ export function renderChatParts(state: SessionState): ChatParts {
       key: `orphan:${a.approvalId}`,
       html:
         `<div class="tool orphan" data-call-id="${escapeHtml(a.callId)}"><div class="tool-name">${escapeText(a.name)}</div>` +
-        renderApproval({ approvalId: a.approvalId, risk: a.risk, cwd: a.cwd, summary: a.summary, suggestedRule: a.suggestedRule }, true) +
+        renderApproval(approvalView(a), true) +
         `</div>`,
     });
   }

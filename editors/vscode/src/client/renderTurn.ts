@@ -1,6 +1,7 @@
 // HTML of one turn of the chat: prompt, attachments, plan, reasoning, answers,
 // tool cards with their approvals and live output, the files the turn changed and
 // the undo. Every piece of server or model text is escaped.
+import { allowRuleLabel } from "./heldRule";
 import { parseEditSummary } from "./proposedEdit";
 import { escapeHtml, escapeText } from "./escape";
 import { renderMarkdown } from "./markdown";
@@ -64,7 +65,7 @@ function prettyArguments(args: string): string {
 function approvalButtons(a: ApprovalView): string {
   const id = escapeHtml(a.approvalId);
   const rule = a.suggestedRule
-    ? `<button class="allow-rule secondary" data-action="allow-rule" data-approval-id="${id}">Always allow ${escapeText(a.suggestedRule)}</button>`
+    ? `<button class="allow-rule secondary" data-action="allow-rule" data-approval-id="${id}">${escapeText(allowRuleLabel(a))}</button>`
     : "";
   // An edit also opens in VS Code's diff editor (approvalDiff.ts).
   const reviewEdit = parseEditSummary(a.summary.split(" ", 1)[0], a.summary) !== undefined
@@ -88,6 +89,7 @@ export function renderApproval(a: ApprovalView, pending: boolean): string {
     `<div class="approval-head"><span class="risk risk-${escapeHtml(a.risk)}">${escapeText(a.risk)}</span> ` +
     `<span class="approval-state">${pending ? "Approval needed" : escapeHtml(state)}</span></div>` +
     renderSummary(a.summary) +
+    (a.notice ? `<div class="approval-notice">${escapeText(a.notice)}</div>` : "") +
     (pending ? approvalButtons(a) : "") +
     `</div>`
   );

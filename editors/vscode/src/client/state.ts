@@ -43,6 +43,9 @@ export interface ApprovalView {
   summary: string;
   decision?: Decision;
   suggestedRule?: string;
+  /** Why a rule of the user's config that covers the call is held (see heldRule.ts). */
+  notice?: string;
+  confirmsRule?: boolean;
 }
 
 export interface ToolBlock {

@@ -1,7 +1,7 @@
 // Transcript helpers the reducers share: find, create and update turns and their
 // blocks without mutating the state they are given.
-import type { ApprovalRequested } from "./protocol";
-import type { Block, NoticeLevel, SessionState, ToolBlock, ToolStatus, TurnEntry } from "./state";
+import type { ApprovalRequested, Decision } from "./protocol";
+import type { ApprovalView, Block, NoticeLevel, SessionState, ToolBlock, ToolStatus, TurnEntry } from "./state";
 
 export function endTurn(state: SessionState, turnId: string, live: boolean, fn: (t: TurnEntry) => TurnEntry): SessionState {
   let next = updateTurn(ensureTurn(state, turnId), turnId, (t) => {
@@ -23,8 +23,16 @@ export function attachApproval(state: SessionState, a: ApprovalRequested): Sessi
   return upsertTool(state, a.turnId, a.callId, a.name, (b) => ({
     ...b,
     status: b.approval?.decision ? b.status : "awaiting-approval",
-    approval: { approvalId: a.approvalId, risk: a.risk, cwd: a.cwd, summary: a.summary, decision: b.approval?.decision, suggestedRule: a.suggestedRule },
+    approval: approvalView(a, b.approval?.decision),
   }));
+}
+
+/** What a tool card keeps of an approval request. */
+export function approvalView(a: ApprovalRequested, decision?: Decision): ApprovalView {
+  return {
+    approvalId: a.approvalId, risk: a.risk, cwd: a.cwd, summary: a.summary, decision,
+    suggestedRule: a.suggestedRule, notice: a.notice, confirmsRule: a.confirmsRule,
+  };
 }
 
 export function upsertTool(

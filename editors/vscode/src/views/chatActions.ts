@@ -4,6 +4,7 @@
 import path from "node:path";
 import * as vscode from "vscode";
 import { APPROVAL_POLICIES, type ApprovalPolicy } from "../client/protocol";
+import { allowRuleDetail, allowRuleQuestion } from "../client/heldRule";
 import type { SessionStore } from "../client/store";
 import type { TurnDiffs } from "../turnDiff";
 
@@ -50,10 +51,10 @@ export async function allowAlways(store: SessionStore, approvalId: string): Prom
     void vscode.window.showInformationMessage("SCV: this approval was already answered.");
     return;
   }
-  const yes = "Always Allow";
+  const yes = approval.confirmsRule ? "Confirm and Always Allow" : "Always Allow";
   const pick = await vscode.window.showWarningMessage(
-    `Always allow ${rule}?`,
-    { modal: true, detail: `SCV will run such calls without asking, in every session: the rule is added to [approvals] allow in your user config. This call is approved now.` },
+    allowRuleQuestion(approval),
+    { modal: true, detail: allowRuleDetail(approval) },
     yes,
   );
   if (pick !== yes) return;

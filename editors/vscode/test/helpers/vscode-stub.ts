@@ -97,6 +97,8 @@ export interface Message {
   level: "info" | "warning" | "error";
   text: string;
   items: string[];
+  /** The detail of a modal message. */
+  detail?: string;
 }
 
 /** What the stub records, and the knobs a test turns. */
@@ -168,7 +170,8 @@ export class VscodeStub {
     const answer = () => Promise.resolve(stub.answers.shift());
     const say = (level: Message["level"]) => (text: string, ...rest: unknown[]) => {
       const items = rest.filter((r): r is string => typeof r === "string");
-      const m = { level, text, items };
+      const options = rest.find((r): r is { detail?: string } => typeof r === "object" && r !== null);
+      const m = { level, text, items, detail: options?.detail };
       stub.messages.push(m);
       stub.activity.fire();
       return answer();
