@@ -44,10 +44,11 @@ export interface SessionConfigureParams {
   approvalPolicy?: ApprovalPolicy;
 }
 
-/** The values in force after a configure. */
+/** The values in force after a configure, and the policies the session's approval ceiling allows. */
 export interface SessionConfigureResult {
   model: string;
   approvalPolicy: ApprovalPolicy;
+  allowedPolicies: ApprovalPolicy[];
 }
 
 export interface ModelInfo {

@@ -57,7 +57,12 @@ describe("integration: steer, configure, models, allow rules", () => {
     await store.start({ cwd: scv.workspace });
     const { models } = await store.listModels();
     assert.ok(models.some((m) => m.id === "fake-model" && m.source === "config"), JSON.stringify(models));
-    assert.deepEqual(await store.configure({ model: "other-model" }), { model: "other-model", approvalPolicy: store.state!.approvalPolicy ?? "on-risk" });
+    // No project file and no --approval flag: the ceiling allows every policy.
+    assert.deepEqual(await store.configure({ model: "other-model" }), {
+      model: "other-model",
+      approvalPolicy: store.state!.approvalPolicy ?? "on-risk",
+      allowedPolicies: ["never", "on-risk", "always", "auto"],
+    });
     await scv.waitState(store, (s) => s.model === "other-model", "scv/session/configured");
     fake.script({ text: "hi" });
     const before = fake.requests.length;
