@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"scv/internal/fakeopenai"
+	"scv/runtime/ceiling"
 	"scv/runtime/provider"
 	"scv/runtime/store"
 )
@@ -90,10 +91,14 @@ func TestReasoningAndUsageAreStored(t *testing.T) {
 }
 
 // update_plan changes nothing outside the session: it runs without asking
-// under every policy, never and always included.
+// under every policy, never and always included, and under a ceiling of it.
 func TestPlanToolRunsUnderEveryPolicy(t *testing.T) {
 	for _, policy := range ApprovalPolicies {
-		if got := gateForTool(policy, planTool{}); got != gateRun {
+		c, err := ceiling.New(ceiling.FlagBound(policy, "scv lsp"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := gateForTool(policy, c, planTool{}); got != gateRun {
 			t.Errorf("policy %s gates update_plan %v, want run", policy, got)
 		}
 	}
