@@ -154,3 +154,38 @@ func TestTheNoToolsFlagOutlivesAReload(t *testing.T) {
 		}
 	})
 }
+
+// A stored session loaded by `scv lsp --approval=always` runs as always
+// whether that scv lsp serves it in-process or forwards the load to a
+// daemon started without the flag: the flags of the process that loads a
+// session tighten its ceiling either way. So does --no-tools.
+func TestAStoredSessionLoadedUnderTheApprovalFlagIsHeldToIt(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		ed := connect(t, env)
+		sid := ed.StartSession("", &schema.SessionStartParams{ApprovalPolicy: "auto"}).SessionID
+		ed.MustCall(schema.MethodSessionClose, schema.SessionRef{SessionID: sid}, nil)
+		ed.Close()
+
+		noTools := true
+		env.Flags = config.Overrides{ApprovalPolicy: "always", NoTools: &noTools}
+		env.OpenAI.Enqueue(fakeopenai.Reply{Chunks: []string{"just talk"}})
+		next := connect(t, env)
+		if _, err := next.Attach(sid, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := policyOf(t, next, sid); got.ApprovalPolicy != "always" || !equal(got.AllowedPolicies, []string{"always"}) {
+			t.Errorf("a stored auto session loaded under --approval=always: %+v, want always and only always allowed", got)
+		}
+		if _, err := configure(next, schema.SessionConfigureParams{SessionID: sid, ApprovalPolicy: "auto"}); err == nil {
+			t.Error("configure auto on a session loaded under --approval=always succeeded")
+		}
+		next.ExpectTerminal(next.StartTurn(sid, "hi").TurnID, schema.EvTurnCompleted)
+		reqs, err := env.OpenAI.WaitRequests(1, env.Timeout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reqs[0].Tools) != 0 {
+			t.Errorf("a stored session loaded under --no-tools was offered %d tools", len(reqs[0].Tools))
+		}
+	})
+}
