@@ -9,6 +9,7 @@ import (
 
 	"scv/internal/fakeopenai"
 	"scv/runtime/ceiling"
+	"scv/runtime/config"
 	"scv/runtime/provider"
 	"scv/runtime/store"
 )
@@ -74,7 +75,7 @@ func TestReasoningAndUsageAreStored(t *testing.T) {
 
 	m2 := NewManager(Options{Home: home, Store: st, Getenv: func(string) string { return "" }})
 	t.Cleanup(func() { m2.Shutdown() })
-	again, err := m2.Load(s.ID())
+	again, err := m2.Load(s.ID(), config.Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}

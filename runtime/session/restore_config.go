@@ -8,15 +8,16 @@ import (
 
 // restoredConfig is the configuration and ceiling a stored session loads
 // with. The ceiling is the one stored when the session started, tightened
-// by the project file as it is now and by this process's own flags; the
+// by the project file as it is now, by the flags of the connection that
+// asked for the load (a forwarding bridge's) and by this process's own; the
 // policy the session stored is held to it (ceiling.Hold), and a load it
 // cannot hold is refused, naming the ceiling's sources.
-func (m *Manager) restoredConfig(cwd string, h store.Header, configured *SessionConfigured) (config.Config, ceiling.Ceiling, error) {
+func (m *Manager) restoredConfig(cwd string, h store.Header, configured *SessionConfigured, connFlags config.Overrides) (config.Config, ceiling.Ceiling, error) {
 	stored, err := ceiling.Decode(h.Ceiling)
 	if err != nil {
 		return config.Config{}, ceiling.Ceiling{}, errorf(CodeInvalidParams, "session %s cannot be loaded: %v", h.ID, err)
 	}
-	ceil, err := m.boundCeiling(stored, cwd, config.Overrides{}, flagsOfLoader)
+	ceil, err := m.boundCeiling(stored, cwd, connFlags, loadFlags)
 	if err != nil {
 		return config.Config{}, ceiling.Ceiling{}, errorf(CodeInvalidParams, "session %s cannot be loaded: %v", h.ID, err)
 	}

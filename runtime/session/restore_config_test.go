@@ -38,7 +38,7 @@ func TestAStoredPolicyLooserThanTheProjectsIsHeldOnALoad(t *testing.T) {
 	project := writeProjectPolicy(t, cwd, "always")
 	m := NewManager(Options{Home: home, Flags: config.Overrides{ApprovalPolicy: "auto"}})
 	h := store.Header{ID: "s", Model: "m", ApprovalPolicy: "on-risk"}
-	cfg, ceil, err := m.restoredConfig(cwd, h, &SessionConfigured{Model: "m", ApprovalPolicy: "auto"})
+	cfg, ceil, err := m.restoredConfig(cwd, h, &SessionConfigured{Model: "m", ApprovalPolicy: "auto"}, config.Overrides{})
 	if err != nil || cfg.Agent.ApprovalPolicy != "always" {
 		t.Errorf("policy = %q, %v; want the project's always", cfg.Agent.ApprovalPolicy, err)
 	}
@@ -46,7 +46,7 @@ func TestAStoredPolicyLooserThanTheProjectsIsHeldOnALoad(t *testing.T) {
 		t.Errorf("the loaded session's ceiling refuses auto with %v, want an error naming %s", err, project)
 	}
 	h.ApprovalPolicy = "always"
-	if cfg, _, err := m.restoredConfig(cwd, h, nil); err != nil || cfg.Agent.ApprovalPolicy != "always" {
+	if cfg, _, err := m.restoredConfig(cwd, h, nil, config.Overrides{}); err != nil || cfg.Agent.ApprovalPolicy != "always" {
 		t.Errorf("a stored policy as strict as the project's: %q, %v", cfg.Agent.ApprovalPolicy, err)
 	}
 }
@@ -63,7 +63,7 @@ func TestAStoredCeilingHoldsOnALoad(t *testing.T) {
 	}
 	started = started.WithToolsOff("--no-tools of scv lsp")
 	h := store.Header{ID: "s", Model: "m", ApprovalPolicy: "always", Ceiling: started.Encode()}
-	cfg, ceil, err := m.restoredConfig(cwd, h, &SessionConfigured{Model: "m", ApprovalPolicy: "auto"})
+	cfg, ceil, err := m.restoredConfig(cwd, h, &SessionConfigured{Model: "m", ApprovalPolicy: "auto"}, config.Overrides{})
 	if err != nil || cfg.Agent.ApprovalPolicy != "always" || cfg.Tools.Enabled {
 		t.Errorf("loaded with policy %q, tools %v (%v); want always without tools", cfg.Agent.ApprovalPolicy, cfg.Tools.Enabled, err)
 	}
@@ -71,7 +71,7 @@ func TestAStoredCeilingHoldsOnALoad(t *testing.T) {
 		t.Error("the loaded session may be configured to auto")
 	}
 	project := writeProjectPolicy(t, cwd, "never")
-	_, _, err = m.restoredConfig(cwd, h, nil)
+	_, _, err = m.restoredConfig(cwd, h, nil, config.Overrides{})
 	if err == nil || !strings.Contains(err.Error(), project) || !strings.Contains(err.Error(), "--approval=always") {
 		t.Errorf("a load under a stored always and a project's never: %v", err)
 	}
