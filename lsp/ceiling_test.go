@@ -189,3 +189,29 @@ func TestAStoredSessionLoadedUnderTheApprovalFlagIsHeldToIt(t *testing.T) {
 		}
 	})
 }
+
+// A fork of a session started under --approval=always is as bounded as
+// its parent: a window without the flag that attaches the fork cannot
+// lift it.
+func TestAForkKeepsItsParentsCeiling(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		env.Flags.ApprovalPolicy = "always"
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		var fork schema.SessionForkResult
+		ed.MustCall(schema.MethodSessionFork, schema.SessionForkParams{SessionID: sid}, &fork)
+		ed.Close()
+
+		env.Flags = config.Overrides{}
+		next := connect(t, env)
+		if _, err := next.Attach(fork.SessionID, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := policyOf(t, next, fork.SessionID); got.ApprovalPolicy != "always" || !equal(got.AllowedPolicies, []string{"always"}) {
+			t.Errorf("the fork of a session started under --approval=always: %+v, want always and only always allowed", got)
+		}
+		if _, err := configure(next, schema.SessionConfigureParams{SessionID: fork.SessionID, ApprovalPolicy: "auto"}); err == nil {
+			t.Error("configure auto on the fork of a session started under --approval=always succeeded")
+		}
+	})
+}
