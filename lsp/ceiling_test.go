@@ -9,6 +9,7 @@ import (
 	"scv/lsp/lsptest"
 	"scv/lsp/schema"
 	"scv/runtime/config"
+	"scv/runtime/session"
 )
 
 // policyOf reads a session's approval policy (a configure that changes
@@ -212,6 +213,46 @@ func TestAForkKeepsItsParentsCeiling(t *testing.T) {
 		}
 		if _, err := configure(next, schema.SessionConfigureParams{SessionID: fork.SessionID, ApprovalPolicy: "auto"}); err == nil {
 			t.Error("configure auto on the fork of a session started under --approval=always succeeded")
+		}
+	})
+}
+
+// An approve-session grant is the answer to an approval the session's
+// ceiling then allowed; a load that tightens the ceiling (here
+// --approval=always) asks again instead of running the tool on it.
+func TestALoadThatTightensTheCeilingForgetsApproveSession(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		env.OpenAI.Enqueue(
+			toolReply("call_1", "write_file", map[string]string{"path": "a.txt", "content": "a\n"}),
+			fakeopenai.Reply{Chunks: []string{"written"}},
+			toolReply("call_2", "write_file", map[string]string{"path": "b.txt", "content": "b\n"}),
+		)
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		turn := ed.StartTurn(sid, "write a").TurnID
+		req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+		ed.Resolve(sid, req.ApprovalID, session.DecisionApproveSession)
+		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+		ed.MustCall(schema.MethodSessionClose, schema.SessionRef{SessionID: sid}, nil)
+		ed.Close()
+
+		env.Flags.ApprovalPolicy = "always"
+		next := connect(t, env)
+		if _, err := next.Attach(sid, nil); err != nil {
+			t.Fatal(err)
+		}
+		turn2 := next.StartTurn(sid, "write b").TurnID
+		// Asked, or run unasked: whichever comes first.
+		next.Await("the write's approval or its start", func(notes []lsptest.Note) bool {
+			for _, n := range notes {
+				if n.TurnID == turn2 && (n.Method == schema.EvApprovalRequested || n.Method == schema.EvToolStarted) {
+					return true
+				}
+			}
+			return false
+		}, 0)
+		if started := next.Notes(schema.EvToolStarted, lsptest.ForTurn(turn2)); len(started) != 0 {
+			t.Error("the write ran unasked on an approve-session granted under a looser ceiling")
 		}
 	})
 }
