@@ -140,6 +140,17 @@ func (c Ceiling) Gate(class Class, g config.Gate) config.Gate {
 	return max(g, c.limit(class))
 }
 
+// StricterThan reports whether c gates some class more strictly than base
+// does: a load's bounds added to the ceiling a session stored.
+func (c Ceiling) StricterThan(base Ceiling) bool {
+	for _, class := range Classes {
+		if c.limit(class) > base.limit(class) {
+			return true
+		}
+	}
+	return false
+}
+
 // Admits reports whether policy gates every class at least as strictly as
 // the ceiling.
 func (c Ceiling) Admits(policy string) bool {

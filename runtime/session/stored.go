@@ -103,11 +103,15 @@ func (m *Manager) restore(log *store.Log, loaded store.Loaded, flags config.Over
 	}
 	ds := decodeRecords(loaded.Records)
 	r := rebuildDecoded(ds)
-	cfg, ceil, err := m.restoredConfig(cwd, h, r.configured, flags)
+	rc, err := m.restoredConfig(cwd, h, r.configured, flags)
 	if err != nil {
 		return nil, err
 	}
-	s, err := m.build(h.ID, h.CreatedAt, cwd, cfg, ceil)
+	if rc.tightened && len(r.approved) > 0 {
+		m.opts.Log.Warn("the tools approved for the session are asked again: the load tightened its ceiling", "session", h.ID, "ceiling", rc.ceil.Bounds())
+		r.approved = map[string]bool{}
+	}
+	s, err := m.build(h.ID, h.CreatedAt, cwd, rc.cfg, rc.ceil)
 	if err != nil {
 		return nil, err
 	}
