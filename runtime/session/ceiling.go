@@ -14,14 +14,14 @@ const (
 	flagsOfLoader        = "the scv process that loaded the session"
 )
 
-// flagsOf names whose flags a ceiling takes: the connection's that asked
+// flagSources name whose flags a ceiling takes: the connection's that asked
 // (a forwarding bridge's, flagsOfForwarder or flagsOfLoadForwarder) and
 // this process's own (flagsOfStarter or flagsOfLoader).
-type flagsOf struct{ conn, server string }
+type flagSources struct{ conn, server string }
 
 var (
-	startFlags = flagsOf{flagsOfForwarder, flagsOfStarter}
-	loadFlags  = flagsOf{flagsOfLoadForwarder, flagsOfLoader}
+	startedBy = flagSources{flagsOfForwarder, flagsOfStarter}
+	loadedBy  = flagSources{flagsOfLoadForwarder, flagsOfLoader}
 )
 
 // boundCeiling is c tightened by what may only make a session stricter:
@@ -29,7 +29,7 @@ var (
 // starts or loads the session (a forwarding bridge's) and this process's
 // own flags, named by who. The user's own file is not a bound: its policy
 // is a default the user may change from an editor.
-func (m *Manager) boundCeiling(c ceiling.Ceiling, cwd string, connFlags config.Overrides, who flagsOf) (ceiling.Ceiling, error) {
+func (m *Manager) boundCeiling(c ceiling.Ceiling, cwd string, connFlags config.Overrides, who flagSources) (ceiling.Ceiling, error) {
 	projectPolicy, file, err := config.ProjectPolicy(m.opts.Home, cwd)
 	if err != nil {
 		return ceiling.Ceiling{}, err

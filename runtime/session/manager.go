@@ -115,7 +115,7 @@ func (m *Manager) Start(p StartParams, sub Subscriber) (*Session, Snapshot, erro
 	if err != nil {
 		return nil, Snapshot{}, errorf(CodeInvalidParams, "%v", err)
 	}
-	ceil, err := m.boundCeiling(ceiling.Ceiling{}, cwd, p.Flags, startFlags)
+	ceil, err := m.boundCeiling(ceiling.Ceiling{}, cwd, p.Flags, startedBy)
 	if err != nil {
 		return nil, Snapshot{}, errorf(CodeInvalidParams, "%v", err)
 	}

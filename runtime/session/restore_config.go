@@ -31,7 +31,7 @@ func (m *Manager) restoredConfig(cwd string, h store.Header, configured *Session
 	if err != nil {
 		return refused(err)
 	}
-	ceil, err := m.boundCeiling(stored, cwd, connFlags, loadFlags)
+	ceil, err := m.boundCeiling(stored, cwd, connFlags, loadedBy)
 	if err != nil {
 		return refused(err)
 	}
