@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 
+	"scv/runtime/config"
 	"scv/runtime/prompt"
 	"scv/runtime/session"
 	"scv/runtime/tools"
@@ -93,7 +94,7 @@ func (l *Local) Start(_ context.Context, p session.StartParams) (session.Snapsho
 }
 
 func (l *Local) Attach(_ context.Context, id string, replay bool) (session.Snapshot, []session.Event, error) {
-	s, err := l.m.Load(id)
+	s, err := l.m.Load(id, config.Overrides{}) // the flags are this process's own
 	if err != nil {
 		return session.Snapshot{}, nil, err
 	}

@@ -90,3 +90,35 @@ func (s sessionSetup) modeOption() string {
 	}
 	return strings.Join(ids, ",")
 }
+
+// A stored session loaded by `scv acp --approval=always` offers only
+// always, whether that scv acp serves it or loads it through a daemon
+// started without the flag.
+func TestASessionLoadedUnderTheApprovalFlagOffersOnlyItsModes(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		env := newEnvFor(t, backend)
+		a, _ := startAgentFor(t, env, backend)
+		a.initialize()
+		a.request(1, "session/new", map[string]any{"cwd": env.Work, "mcpServers": []any{}})
+		var r sessionSetup
+		a.result(1, &r)
+		sid := r.SessionID
+		a.request(2, "session/set_mode", map[string]any{"sessionId": sid, "modeId": "auto"})
+		a.result(2, nil)
+		a.request(3, "session/close", map[string]any{"sessionId": sid})
+		a.result(3, nil)
+
+		b, _ := startAgentFor(t, env, backend, "--approval=always")
+		b.initialize()
+		b.request(1, "session/load", map[string]any{"sessionId": sid, "cwd": env.Work, "mcpServers": []any{}})
+		var loaded sessionSetup
+		b.result(1, &loaded)
+		if got := loaded.modeIDs(); got != "always" || loaded.Modes.CurrentModeID != "always" {
+			t.Errorf("a stored auto session loaded under --approval=always offers modes %s (current %q), want only always", got, loaded.Modes.CurrentModeID)
+		}
+		b.request(2, "session/set_mode", map[string]any{"sessionId": sid, "modeId": "auto"})
+		if code, _ := b.errorCode(2); code != -32602 {
+			t.Errorf("set_mode auto on a session loaded under --approval=always: code %d, want -32602", code)
+		}
+	})
+}

@@ -9,6 +9,7 @@ import (
 	"scv/lsp/lsptest"
 	"scv/lsp/schema"
 	"scv/runtime/config"
+	"scv/runtime/session"
 )
 
 // policyOf reads a session's approval policy (a configure that changes
@@ -151,6 +152,107 @@ func TestTheNoToolsFlagOutlivesAReload(t *testing.T) {
 		}
 		if len(reqs[0].Tools) != 0 {
 			t.Errorf("a session started under --no-tools was offered %d tools after a reload", len(reqs[0].Tools))
+		}
+	})
+}
+
+// A stored session loaded by `scv lsp --approval=always` runs as always
+// whether that scv lsp serves it in-process or forwards the load to a
+// daemon started without the flag: the flags of the process that loads a
+// session tighten its ceiling either way. So does --no-tools.
+func TestAStoredSessionLoadedUnderTheApprovalFlagIsHeldToIt(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		ed := connect(t, env)
+		sid := ed.StartSession("", &schema.SessionStartParams{ApprovalPolicy: "auto"}).SessionID
+		ed.MustCall(schema.MethodSessionClose, schema.SessionRef{SessionID: sid}, nil)
+		ed.Close()
+
+		noTools := true
+		env.Flags = config.Overrides{ApprovalPolicy: "always", NoTools: &noTools}
+		env.OpenAI.Enqueue(fakeopenai.Reply{Chunks: []string{"just talk"}})
+		next := connect(t, env)
+		if _, err := next.Attach(sid, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := policyOf(t, next, sid); got.ApprovalPolicy != "always" || !equal(got.AllowedPolicies, []string{"always"}) {
+			t.Errorf("a stored auto session loaded under --approval=always: %+v, want always and only always allowed", got)
+		}
+		if _, err := configure(next, schema.SessionConfigureParams{SessionID: sid, ApprovalPolicy: "auto"}); err == nil {
+			t.Error("configure auto on a session loaded under --approval=always succeeded")
+		}
+		next.ExpectTerminal(next.StartTurn(sid, "hi").TurnID, schema.EvTurnCompleted)
+		reqs, err := env.OpenAI.WaitRequests(1, env.Timeout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reqs[0].Tools) != 0 {
+			t.Errorf("a stored session loaded under --no-tools was offered %d tools", len(reqs[0].Tools))
+		}
+	})
+}
+
+// A fork of a session started under --approval=always is as bounded as
+// its parent: a window without the flag that attaches the fork cannot
+// lift it.
+func TestAForkKeepsItsParentsCeiling(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		env.Flags.ApprovalPolicy = "always"
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		var fork schema.SessionForkResult
+		ed.MustCall(schema.MethodSessionFork, schema.SessionForkParams{SessionID: sid}, &fork)
+		ed.Close()
+
+		env.Flags = config.Overrides{}
+		next := connect(t, env)
+		if _, err := next.Attach(fork.SessionID, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := policyOf(t, next, fork.SessionID); got.ApprovalPolicy != "always" || !equal(got.AllowedPolicies, []string{"always"}) {
+			t.Errorf("the fork of a session started under --approval=always: %+v, want always and only always allowed", got)
+		}
+		if _, err := configure(next, schema.SessionConfigureParams{SessionID: fork.SessionID, ApprovalPolicy: "auto"}); err == nil {
+			t.Error("configure auto on the fork of a session started under --approval=always succeeded")
+		}
+	})
+}
+
+// An approve-session grant is the answer to an approval the session's
+// ceiling then allowed; a load that tightens the ceiling (here
+// --approval=always) asks again instead of running the tool on it.
+func TestALoadThatTightensTheCeilingForgetsApproveSession(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		env.OpenAI.Enqueue(
+			toolReply("call_1", "write_file", map[string]string{"path": "a.txt", "content": "a\n"}),
+			fakeopenai.Reply{Chunks: []string{"written"}},
+			toolReply("call_2", "write_file", map[string]string{"path": "b.txt", "content": "b\n"}),
+		)
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		turn := ed.StartTurn(sid, "write a").TurnID
+		req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+		ed.Resolve(sid, req.ApprovalID, session.DecisionApproveSession)
+		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+		ed.MustCall(schema.MethodSessionClose, schema.SessionRef{SessionID: sid}, nil)
+		ed.Close()
+
+		env.Flags.ApprovalPolicy = "always"
+		next := connect(t, env)
+		if _, err := next.Attach(sid, nil); err != nil {
+			t.Fatal(err)
+		}
+		turn2 := next.StartTurn(sid, "write b").TurnID
+		// Asked, or run unasked: whichever comes first.
+		next.Await("the write's approval or its start", func(notes []lsptest.Note) bool {
+			for _, n := range notes {
+				if n.TurnID == turn2 && (n.Method == schema.EvApprovalRequested || n.Method == schema.EvToolStarted) {
+					return true
+				}
+			}
+			return false
+		}, 0)
+		if started := next.Notes(schema.EvToolStarted, lsptest.ForTurn(turn2)); len(started) != 0 {
+			t.Error("the write ran unasked on an approve-session granted under a looser ceiling")
 		}
 	})
 }

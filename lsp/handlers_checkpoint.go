@@ -24,7 +24,7 @@ func storedTurn(c *conn, req *incoming, p any, sid, tid *string) (*session.Sessi
 	case *tid == "":
 		return nil, invalidParams("params.turnId is required")
 	}
-	return c.srv.sessions.Load(*sid)
+	return c.srv.sessions.Load(*sid, c.bridgeFlags())
 }
 
 func handleTurnChanges(_ context.Context, c *conn, req *incoming) (any, error) {

@@ -10,6 +10,7 @@ import (
 
 	"scv/lsp/schema"
 	"scv/runtime/approvals"
+	"scv/runtime/config"
 	"scv/runtime/provider"
 	"scv/runtime/session"
 )
@@ -83,4 +84,14 @@ func handleDaemonStatus(_ context.Context, c *conn, _ *incoming) (any, error) {
 		Clients:  c.srv.Connections(),
 		Sessions: c.srv.sessions.List(),
 	}, nil
+}
+
+// bridgeFlags are the flags of the forwarding bridge this connection came
+// through (initializationOptions.scv.flags; none for an editor's own
+// connection). They tighten the ceiling of every session the connection
+// starts or loads.
+func (c *conn) bridgeFlags() config.Overrides {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.flags
 }

@@ -34,12 +34,9 @@ func handleSessionStart(ctx context.Context, c *conn, req *incoming) (any, error
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	flags := c.flags
-	c.mu.Unlock()
 	_, snap, err := c.srv.sessions.Start(session.StartParams{
 		Cwd: p.Cwd, Model: p.Model, Provider: p.Provider, BaseURL: p.BaseURL,
-		ApprovalPolicy: p.ApprovalPolicy, NoTools: p.NoTools, MCPServers: servers, Flags: flags,
+		ApprovalPolicy: p.ApprovalPolicy, NoTools: p.NoTools, MCPServers: servers, Flags: c.bridgeFlags(),
 	}, c)
 	if err != nil {
 		return nil, err
@@ -59,7 +56,7 @@ func handleSessionAttach(_ context.Context, c *conn, req *incoming) (any, error)
 	if p.Replay != "" && p.Replay != schema.ReplayFull {
 		return nil, invalidParams(`params.replay must be "full" or absent, not "` + p.Replay + `"`)
 	}
-	s, err := c.srv.sessions.Load(p.SessionID)
+	s, err := c.srv.sessions.Load(p.SessionID, c.bridgeFlags())
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +106,7 @@ func handleSessionRename(_ context.Context, c *conn, req *incoming) (any, error)
 	if p.SessionID == "" {
 		return nil, invalidParams("params.sessionId is required")
 	}
-	return schema.Empty{}, c.srv.sessions.Rename(p.SessionID, p.Title)
+	return schema.Empty{}, c.srv.sessions.Rename(p.SessionID, p.Title, c.bridgeFlags())
 }
 
 func handleSessionDelete(_ context.Context, c *conn, req *incoming) (any, error) {

@@ -131,6 +131,26 @@ func (c Ceiling) limit(class Class) config.Gate {
 	return g
 }
 
+// Gate is g, the gate a call of class earns from the session's policy and
+// anything beside it (an MCP server's trust), held to the ceiling: the
+// stricter of g and the ceiling's own gate for that class. What the
+// policy alone says is within the ceiling already (Hold, Check); this
+// keeps what goes beyond the policy there too.
+func (c Ceiling) Gate(class Class, g config.Gate) config.Gate {
+	return max(g, c.limit(class))
+}
+
+// StricterThan reports whether c gates some class more strictly than base
+// does: a load's bounds added to the ceiling a session stored.
+func (c Ceiling) StricterThan(base Ceiling) bool {
+	for _, class := range Classes {
+		if c.limit(class) > base.limit(class) {
+			return true
+		}
+	}
+	return false
+}
+
 // Admits reports whether policy gates every class at least as strictly as
 // the ceiling.
 func (c Ceiling) Admits(policy string) bool {

@@ -8,23 +8,33 @@ import (
 // Who gave the flags a ceiling takes, as its errors name them (and the
 // session's file keeps them: a source stays named for what it did).
 const (
-	flagsOfForwarder = "the scv process that forwarded the session's start (initializationOptions.scv.flags)"
-	flagsOfStarter   = "the scv process that started the session"
-	flagsOfLoader    = "the scv process that loaded the session"
+	flagsOfForwarder     = "the scv process that forwarded the session's start (initializationOptions.scv.flags)"
+	flagsOfLoadForwarder = "the scv process that forwarded the session's load (initializationOptions.scv.flags)"
+	flagsOfStarter       = "the scv process that started the session"
+	flagsOfLoader        = "the scv process that loaded the session"
+)
+
+// flagSources name whose flags a ceiling takes: the connection's that asked
+// (a forwarding bridge's, flagsOfForwarder or flagsOfLoadForwarder) and
+// this process's own (flagsOfStarter or flagsOfLoader).
+type flagSources struct{ conn, server string }
+
+var (
+	startedBy = flagSources{flagsOfForwarder, flagsOfStarter}
+	loadedBy  = flagSources{flagsOfLoadForwarder, flagsOfLoader}
 )
 
 // boundCeiling is c tightened by what may only make a session stricter:
 // the project file of cwd as it is now, the flags of the connection that
-// starts the session (a forwarding bridge's; none on a load) and this
-// process's own flags, which server names (flagsOfStarter or
-// flagsOfLoader). The user's own file is not a bound: its policy is a
-// default the user may change from an editor.
-func (m *Manager) boundCeiling(c ceiling.Ceiling, cwd string, connFlags config.Overrides, server string) (ceiling.Ceiling, error) {
+// starts or loads the session (a forwarding bridge's) and this process's
+// own flags, named by who. The user's own file is not a bound: its policy
+// is a default the user may change from an editor.
+func (m *Manager) boundCeiling(c ceiling.Ceiling, cwd string, connFlags config.Overrides, who flagSources) (ceiling.Ceiling, error) {
 	projectPolicy, file, err := config.ProjectPolicy(m.opts.Home, cwd)
 	if err != nil {
 		return ceiling.Ceiling{}, err
 	}
-	bounds := []ceiling.Bound{ceiling.FlagBound(connFlags.ApprovalPolicy, flagsOfForwarder), ceiling.FlagBound(m.opts.Flags.ApprovalPolicy, server)}
+	bounds := []ceiling.Bound{ceiling.FlagBound(connFlags.ApprovalPolicy, who.conn), ceiling.FlagBound(m.opts.Flags.ApprovalPolicy, who.server)}
 	if projectPolicy != "" {
 		bounds = append(bounds, ceiling.ProjectBound(projectPolicy, file))
 	}
@@ -35,7 +45,7 @@ func (m *Manager) boundCeiling(c ceiling.Ceiling, cwd string, connFlags config.O
 	for _, f := range []struct {
 		flags config.Overrides
 		who   string
-	}{{connFlags, flagsOfForwarder}, {m.opts.Flags, server}} {
+	}{{connFlags, who.conn}, {m.opts.Flags, who.server}} {
 		if f.flags.NoTools != nil && *f.flags.NoTools {
 			c = c.WithToolsOff("--no-tools of " + f.who)
 		}

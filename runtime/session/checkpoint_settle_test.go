@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"scv/internal/fakeopenai"
+	"scv/runtime/config"
 	"scv/runtime/provider"
 )
 
@@ -269,7 +270,7 @@ func TestASessionClosingDuringASettleLoadsAgain(t *testing.T) {
 	}
 	loaded := make(chan error, 1)
 	go func() {
-		s, err := r.m.Load(r.s.ID())
+		s, err := r.m.Load(r.s.ID(), config.Overrides{})
 		if err == nil && s == r.s {
 			err = errors.New("Load gave back the closed session")
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"scv/internal/fakeopenai"
+	"scv/runtime/config"
 	"scv/runtime/provider"
 	"scv/runtime/store"
 )
@@ -139,7 +140,7 @@ func TestRevertThreeTurnsRestoresFilesAndCutsHistory(t *testing.T) {
 	if err := r.m.Close(id); err != nil {
 		t.Fatal(err)
 	}
-	s, err := r.m.Load(id)
+	s, err := r.m.Load(id, config.Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +267,7 @@ func TestForkCarriesCheckpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fork, err := r.m.Load(forkID)
+	fork, err := r.m.Load(forkID, config.Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}

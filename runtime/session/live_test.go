@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"scv/internal/fakeopenai"
+	"scv/runtime/ceiling"
+	"scv/runtime/config"
 	"scv/runtime/provider"
 	"scv/runtime/store"
 )
@@ -73,7 +75,7 @@ func TestReasoningAndUsageAreStored(t *testing.T) {
 
 	m2 := NewManager(Options{Home: home, Store: st, Getenv: func(string) string { return "" }})
 	t.Cleanup(func() { m2.Shutdown() })
-	again, err := m2.Load(s.ID())
+	again, err := m2.Load(s.ID(), config.Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,10 +92,14 @@ func TestReasoningAndUsageAreStored(t *testing.T) {
 }
 
 // update_plan changes nothing outside the session: it runs without asking
-// under every policy, never and always included.
+// under every policy, never and always included, and under a ceiling of it.
 func TestPlanToolRunsUnderEveryPolicy(t *testing.T) {
 	for _, policy := range ApprovalPolicies {
-		if got := gateForTool(policy, planTool{}); got != gateRun {
+		c, err := ceiling.New(ceiling.FlagBound(policy, "scv lsp"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := gateForTool(policy, c, planTool{}); got != gateRun {
 			t.Errorf("policy %s gates update_plan %v, want run", policy, got)
 		}
 	}

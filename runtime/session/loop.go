@@ -109,7 +109,7 @@ func (s *Session) runCall(t *turn, call provider.ToolCall) (string, error) {
 		res := tools.Result{Output: call.Name + ": arguments are not valid JSON"}
 		return res.Output, s.emitToolCompleted(t, call, res)
 	}
-	switch gateForTool(s.ApprovalPolicy(), tool) {
+	switch gateForTool(s.ApprovalPolicy(), s.ceiling, tool) {
 	case gateDeny:
 		res := tools.Result{Output: "denied by the approval policy \"never\": " + string(tool.Risk()) + " tools may not run"}
 		return res.Output, s.emitToolCompleted(t, call, res)

@@ -127,7 +127,7 @@ func (m *Manager) Start(p StartParams, sub Subscriber) (*Session, Snapshot, erro
 	if err != nil {
 		return nil, Snapshot{}, errorf(CodeInvalidParams, "%v", err)
 	}
-	ceil, err := m.boundCeiling(ceiling.Ceiling{}, cwd, p.Flags, flagsOfStarter)
+	ceil, err := m.boundCeiling(ceiling.Ceiling{}, cwd, p.Flags, startedBy)
 	if err != nil {
 		return nil, Snapshot{}, errorf(CodeInvalidParams, "%v", err)
 	}

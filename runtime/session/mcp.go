@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"scv/runtime/ceiling"
 	"scv/runtime/config"
 	"scv/runtime/mcp"
 	"scv/runtime/tools"
@@ -148,18 +149,34 @@ func (s *Session) stepTools(ctx context.Context) *tools.Registry {
 // `trust = true`.
 type trustedTool interface{ Trusted() bool }
 
-// gateForTool applies the policy table to one tool. A trusted server's
-// tools are gated like read-only ones: they run without asking under
-// never, on-risk and auto, and are still asked under always, which asks
-// before every call.
-func gateForTool(policy string, tool tools.Tool) gateOutcome {
+// gateForTool applies the policy table to one tool, held to the session's
+// ceiling. A trusted server's tools are gated like read-only ones: they
+// run without asking under never, on-risk and auto, and are still asked
+// under always, which asks before every call; but trust never lifts the
+// mcp class above the ceiling (under a project's never they are denied).
+func gateForTool(policy string, ceil ceiling.Ceiling, tool tools.Tool) gateOutcome {
 	if _, ok := tool.(planTool); ok {
 		return gateRun // changes nothing outside the session
 	}
 	if t, ok := tool.(trustedTool); ok && t.Trusted() {
-		return config.PolicyGate(policy, true)
+		return ceil.Gate(ceiling.MCP, config.PolicyGate(policy, true))
 	}
-	return gateFor(policy, tool.Risk())
+	return ceil.Gate(ceilingClass(tool.Risk()), gateFor(policy, tool.Risk()))
+}
+
+// ceilingClass is the class of the ceiling that bounds a tool of risk;
+// network tools are gated like exec ones (the policy table's one column).
+func ceilingClass(risk tools.Risk) ceiling.Class {
+	switch risk {
+	case tools.RiskReadOnly:
+		return ceiling.ReadOnly
+	case tools.RiskWrite:
+		return ceiling.Write
+	case tools.RiskMCP:
+		return ceiling.MCP
+	default:
+		return ceiling.Exec
+	}
 }
 
 // MCPServers reports the session's servers for scv/mcp/list, by name.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"scv/runtime/ceiling"
 	"scv/runtime/tools"
 )
 
@@ -28,9 +29,33 @@ func TestMCPToolsFollowThePolicyTableUnlessTrusted(t *testing.T) {
 	}
 	for policy, w := range want {
 		for i, trusted := range []bool{false, true} {
-			if got := gateForTool(policy, fakeMCPTool{trusted}); got != w[i] {
+			if got := gateForTool(policy, ceiling.Ceiling{}, fakeMCPTool{trusted}); got != w[i] {
 				t.Errorf("%s trusted=%v: %v, want %v", policy, trusted, got, w[i])
 			}
+		}
+	}
+}
+
+// Trust lifts an MCP tool only as far as the session's ceiling lets it: the
+// policy a ceiling admits, with the mcp class of that ceiling.
+func TestATrustedMCPToolIsHeldToTheCeiling(t *testing.T) {
+	for _, tc := range []struct {
+		bound, policy string
+		want          gateOutcome
+	}{
+		{PolicyNever, PolicyNever, gateDeny},
+		{PolicyOnRisk, PolicyOnRisk, gateAsk},
+		{PolicyOnRisk, PolicyNever, gateAsk},
+		{PolicyAlways, PolicyAlways, gateAsk},
+		{PolicyAuto, PolicyAuto, gateRun},
+		{PolicyAuto, PolicyNever, gateRun},
+	} {
+		c, err := ceiling.New(ceiling.FlagBound(tc.bound, "scv lsp"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := gateForTool(tc.policy, c, fakeMCPTool{trusted: true}); got != tc.want {
+			t.Errorf("trusted under a ceiling of %s, policy %s: %v, want %v", tc.bound, tc.policy, got, tc.want)
 		}
 	}
 }

@@ -157,7 +157,7 @@ func BenchmarkAttachStored(b *testing.B) {
 	id := storedSession(b, st, cwd, events)
 	for b.Loop() {
 		m := NewManager(Options{Home: home, Store: st, Limits: Limits{MaxServerFrameBytes: 1 << 20}})
-		s, err := m.Load(id)
+		s, err := m.Load(id, config.Overrides{})
 		if err != nil {
 			b.Fatal(err)
 		}

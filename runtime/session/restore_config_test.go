@@ -38,16 +38,16 @@ func TestAStoredPolicyLooserThanTheProjectsIsHeldOnALoad(t *testing.T) {
 	project := writeProjectPolicy(t, cwd, "always")
 	m := NewManager(Options{Home: home, Flags: config.Overrides{ApprovalPolicy: "auto"}})
 	h := store.Header{ID: "s", Model: "m", ApprovalPolicy: "on-risk"}
-	cfg, ceil, err := m.restoredConfig(cwd, h, &SessionConfigured{Model: "m", ApprovalPolicy: "auto"})
-	if err != nil || cfg.Agent.ApprovalPolicy != "always" {
-		t.Errorf("policy = %q, %v; want the project's always", cfg.Agent.ApprovalPolicy, err)
+	r, err := m.restoredConfig(cwd, h, &SessionConfigured{Model: "m", ApprovalPolicy: "auto"}, config.Overrides{})
+	if err != nil || r.cfg.Agent.ApprovalPolicy != "always" || !r.tightened {
+		t.Errorf("policy = %q, tightened %v, %v; want the project's always, tightened", r.cfg.Agent.ApprovalPolicy, r.tightened, err)
 	}
-	if err := ceil.Check("auto"); err == nil || !strings.Contains(err.Error(), project) {
+	if err := r.ceil.Check("auto"); err == nil || !strings.Contains(err.Error(), project) {
 		t.Errorf("the loaded session's ceiling refuses auto with %v, want an error naming %s", err, project)
 	}
 	h.ApprovalPolicy = "always"
-	if cfg, _, err := m.restoredConfig(cwd, h, nil); err != nil || cfg.Agent.ApprovalPolicy != "always" {
-		t.Errorf("a stored policy as strict as the project's: %q, %v", cfg.Agent.ApprovalPolicy, err)
+	if r, err := m.restoredConfig(cwd, h, nil, config.Overrides{}); err != nil || r.cfg.Agent.ApprovalPolicy != "always" {
+		t.Errorf("a stored policy as strict as the project's: %q, %v", r.cfg.Agent.ApprovalPolicy, err)
 	}
 }
 
@@ -63,15 +63,15 @@ func TestAStoredCeilingHoldsOnALoad(t *testing.T) {
 	}
 	started = started.WithToolsOff("--no-tools of scv lsp")
 	h := store.Header{ID: "s", Model: "m", ApprovalPolicy: "always", Ceiling: started.Encode()}
-	cfg, ceil, err := m.restoredConfig(cwd, h, &SessionConfigured{Model: "m", ApprovalPolicy: "auto"})
-	if err != nil || cfg.Agent.ApprovalPolicy != "always" || cfg.Tools.Enabled {
-		t.Errorf("loaded with policy %q, tools %v (%v); want always without tools", cfg.Agent.ApprovalPolicy, cfg.Tools.Enabled, err)
+	r, err := m.restoredConfig(cwd, h, &SessionConfigured{Model: "m", ApprovalPolicy: "auto"}, config.Overrides{})
+	if err != nil || r.cfg.Agent.ApprovalPolicy != "always" || r.cfg.Tools.Enabled || r.tightened {
+		t.Errorf("loaded with policy %q, tools %v, tightened %v (%v); want always without tools, as stored", r.cfg.Agent.ApprovalPolicy, r.cfg.Tools.Enabled, r.tightened, err)
 	}
-	if err := ceil.Check("auto"); err == nil {
+	if err := r.ceil.Check("auto"); err == nil {
 		t.Error("the loaded session may be configured to auto")
 	}
 	project := writeProjectPolicy(t, cwd, "never")
-	_, _, err = m.restoredConfig(cwd, h, nil)
+	_, err = m.restoredConfig(cwd, h, nil, config.Overrides{})
 	if err == nil || !strings.Contains(err.Error(), project) || !strings.Contains(err.Error(), "--approval=always") {
 		t.Errorf("a load under a stored always and a project's never: %v", err)
 	}

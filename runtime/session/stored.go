@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"scv/runtime/config"
 	"scv/runtime/store"
 )
 
@@ -54,7 +55,14 @@ func storeError(id string, err error) error {
 // file shows a turn that was running or prompts still queued, the session
 // comes back paused: the running turn fails with code interrupted, its
 // pending approvals are cancelled, and a SessionRestored event says so.
-func (m *Manager) Load(id string) (*Session, error) {
+//
+// flags are the command-line flags of the connection that asks (a
+// forwarding bridge's, as StartParams.Flags): like this process's own they
+// tighten the ceiling of a session loaded now, so `scv lsp --approval=always`
+// holds a stored session to always whether it serves it or forwards to a
+// daemon. A session already loaded keeps its ceiling: the flags of a window
+// that attaches do not change a session another window holds.
+func (m *Manager) Load(id string, flags config.Overrides) (*Session, error) {
 	if s, err := m.Get(id); err == nil || m.opts.Store == nil {
 		return s, err
 	}
@@ -79,7 +87,7 @@ func (m *Manager) Load(id string) (*Session, error) {
 	for _, w := range loaded.Warnings {
 		m.opts.Log.Warn("damage in a session file was skipped", "session", id, "warning", w.String())
 	}
-	s, err := m.restore(log, loaded)
+	s, err := m.restore(log, loaded, flags)
 	if err != nil {
 		log.Close()
 		return nil, err
@@ -91,7 +99,7 @@ func (m *Manager) Load(id string) (*Session, error) {
 	return s, nil
 }
 
-func (m *Manager) restore(log *store.Log, loaded store.Loaded) (*Session, error) {
+func (m *Manager) restore(log *store.Log, loaded store.Loaded, flags config.Overrides) (*Session, error) {
 	h := loaded.Header
 	cwd, err := checkCwd(h.Cwd)
 	if err != nil {
@@ -99,11 +107,15 @@ func (m *Manager) restore(log *store.Log, loaded store.Loaded) (*Session, error)
 	}
 	ds := decodeRecords(loaded.Records)
 	r := rebuildDecoded(ds)
-	cfg, ceil, err := m.restoredConfig(cwd, h, r.configured)
+	rc, err := m.restoredConfig(cwd, h, r.configured, flags)
 	if err != nil {
 		return nil, err
 	}
-	s, err := m.build(h.ID, h.CreatedAt, cwd, cfg, ceil)
+	if rc.tightened && len(r.approved) > 0 {
+		m.opts.Log.Warn("the tools approved for the session are asked again: the load tightened its ceiling", "session", h.ID, "ceiling", rc.ceil.Bounds())
+		r.approved = map[string]bool{}
+	}
+	s, err := m.build(h.ID, h.CreatedAt, cwd, rc.cfg, rc.ceil)
 	if err != nil {
 		return nil, err
 	}
@@ -205,8 +217,9 @@ func (m *Manager) ListSessions(opts ListOptions) (ListPage, error) {
 	return page, nil
 }
 
-// Rename sets a session's title, loading it when it is stored only.
-func (m *Manager) Rename(id, title string) error {
+// Rename sets a session's title, loading it when it is stored only (with
+// flags, as Load).
+func (m *Manager) Rename(id, title string, flags config.Overrides) error {
 	title = strings.TrimSpace(title)
 	switch {
 	case title == "":
@@ -216,7 +229,7 @@ func (m *Manager) Rename(id, title string) error {
 	case strings.ContainsAny(title, "\r\n"):
 		return errorf(CodeInvalidParams, "title must be one line")
 	}
-	s, err := m.Load(id)
+	s, err := m.Load(id, flags)
 	if err != nil {
 		return err
 	}
