@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"scv/internal/smalldisk"
+	"scv/runtime/config"
 	"scv/runtime/provider"
 	"scv/runtime/store"
 )
@@ -170,7 +171,7 @@ func TestAChangeAfterShutdownIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Shutdown()
-	if err := m.Rename(s.ID(), "after shutdown"); CodeOf(err) != CodeStoreFailed {
+	if err := m.Rename(s.ID(), "after shutdown", config.Overrides{}); CodeOf(err) != CodeStoreFailed {
 		t.Fatalf("rename after Shutdown: %v, want code %s", err, CodeStoreFailed)
 	}
 	page, err := NewManager(Options{Home: home, Store: st}).ListSessions(ListOptions{})
