@@ -65,8 +65,9 @@ func (s *Session) withLogFullNoticeLocked(end Payload) Payload {
 	return end
 }
 
-// terminalNotice is the notice a turn's terminal event carries.
-func terminalNotice(end Payload) string {
+// TurnEndNotice is the notice a turn's terminal event carries ("" for
+// another event).
+func TurnEndNotice(end Payload) string {
 	switch e := end.(type) {
 	case TurnCompleted:
 		return e.Notice

@@ -78,7 +78,7 @@ func (r *rebuilt) apply(p Payload, names map[string]string) {
 	case TurnCompleted, TurnCancelled, TurnFailed:
 		r.running = ""
 		r.open = nil
-		r.toldFull = r.toldFull || terminalNotice(e) != ""
+		r.toldFull = r.toldFull || TurnEndNotice(e) != ""
 	case ApprovalRequested:
 		names[e.ApprovalID] = e.Name
 		r.open = append(r.open, e.Approval)
