@@ -103,4 +103,12 @@ func (s *Session) logSizeLocked() (size, bound int64, ok bool) {
 	return d.log.Size(), d.store.MaxLogBytes(), true
 }
 
+// toldFullAtLoad is whether a session loaded from d has said its file is
+// nearly full: told, a stored turn's end said so, and the file is still
+// past logFullPercent of the bound (one raised since is said anew when
+// the file passes 80 % of it).
+func (d *disk) toldFullAtLoad(told bool) bool {
+	return told && pastLogFull(d.log.Size(), d.store.MaxLogBytes())
+}
+
 func pastLogFull(size, bound int64) bool { return size*100 >= bound*logFullPercent }

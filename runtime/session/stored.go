@@ -118,7 +118,8 @@ func (m *Manager) restore(log *store.Log, loaded store.Loaded) (*Session, error)
 	if s.title == "" {
 		s.title = loaded.Meta.Title
 	}
-	s.disk = disk{store: m.opts.Store, log: log, toldFull: r.toldFull}
+	s.disk = disk{store: m.opts.Store, log: log}
+	s.disk.toldFull = s.disk.toldFullAtLoad(r.toldFull)
 	s.disk.reserved.Store(r.reserved)
 	if r.running != "" || len(r.open) > 0 || len(r.queue) > 0 {
 		s.restoreInterruptedLocked(r)
