@@ -138,6 +138,7 @@ func (d *Door) process(it item) {
 		return
 	}
 	d.endLive(ev)
+	d.turnEndNotice(ev)
 	if it.replay {
 		d.replayed(st, ev)
 		return
@@ -222,6 +223,15 @@ func (d *Door) restored(sid string, r session.SessionRestored) {
 		msg += " The queue is paused until it is resumed."
 	}
 	_ = d.out.write(appendChunk(nil, sid, msg+"\n"))
+}
+
+// turnEndNotice tells the user, as an agent message before the prompt's
+// answer (ACP has no field for it on the answer), the notice a turn's end
+// carries: the session's file is nearly full. A replay sends it again.
+func (d *Door) turnEndNotice(ev session.Event) {
+	if notice := session.TurnEndNotice(ev.Payload); notice != "" {
+		_ = d.out.write(appendChunk(nil, ev.SessionID, "\n\n[scv] Note: "+notice+".\n"))
+	}
 }
 
 func (d *Door) userMessage(sid, prompt string) {

@@ -10,6 +10,7 @@ import (
 	"scv/internal/approvaltext"
 	"scv/internal/termsafe"
 	"scv/internal/turnchanges"
+	"scv/internal/turnend"
 	"scv/lsp/schema"
 )
 
@@ -238,10 +239,13 @@ func (v *AttachView) renderEvent(method string, raw json.RawMessage, p *eventPar
 		}
 	case schema.EvTurnCompleted:
 		v.turnEnded(p.TurnID, fmt.Sprintf("completed in %d steps, %d tokens in, %d out", p.Steps, p.Usage.InputTokens, p.Usage.OutputTokens))
+		v.showTurnEndNotice(raw)
 	case schema.EvTurnCancelled:
 		v.turnEnded(p.TurnID, "cancelled")
+		v.showTurnEndNotice(raw)
 	case schema.EvTurnFailed:
 		v.turnEnded(p.TurnID, "failed: "+termsafe.Line(p.Code)+": "+termsafe.Escape(p.Message))
+		v.showTurnEndNotice(raw)
 	case schema.EvQueueSnapshot:
 		v.line(fmt.Sprintf("• queue: %d entries%s", len(p.Entries), pausedNote(p.Paused)))
 	case schema.EvQueueEnqueued:
@@ -292,6 +296,14 @@ func (v *AttachView) turnEnded(turnID, how string) {
 	delete(v.streamed, turnID)
 	v.dropApprovals(func(a Approval) bool { return a.TurnID == turnID })
 	v.line("── turn " + termsafe.Line(turnID) + " " + how)
+}
+
+// showTurnEndNotice shows the notice a turn's terminal event carries (its
+// session's file is nearly full), under the turn's end.
+func (v *AttachView) showTurnEndNotice(raw json.RawMessage) {
+	if line := turnend.NoticeLine(raw); line != "" {
+		v.line(line)
+	}
 }
 
 // addApproval records a request once: the snapshot and the replay may both

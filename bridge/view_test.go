@@ -98,3 +98,26 @@ func TestAttachViewShowsAHeldRulesNoticeBeforeTheAnswers(t *testing.T) {
 		t.Fatal("a terminal escape reached the output")
 	}
 }
+
+// TestAttachViewShowsTheNoticeATurnEndsWith: a turn's terminal event may
+// carry a notice (the session's file is nearly full); attach dropped it,
+// so the next prompt was refused with nothing shown before. It is shown
+// under the turn's end, escaped for the terminal.
+func TestAttachViewShowsTheNoticeATurnEndsWith(t *testing.T) {
+	for _, end := range []struct{ method, params string }{
+		{"scv/turn/completed", `"steps":1,"usage":{"inputTokens":1,"outputTokens":1}`},
+		{"scv/turn/cancelled", `"changesPending":false`},
+		{"scv/turn/failed", `"code":"timeout","message":"slow"`},
+	} {
+		var out strings.Builder
+		v := NewAttachView(&out)
+		if err := v.Snapshot(json.RawMessage(`{"sessionId":"s1","cwd":"/w","model":"m","state":"idle","queue":{"entries":[],"paused":false},"pendingApprovals":[],"seq":0}`)); err != nil {
+			t.Fatal(err)
+		}
+		v.Event("scv/turn/started", json.RawMessage(`{"sessionId":"s1","seq":1,"turnId":"t1"}`))
+		v.Event(end.method, json.RawMessage(`{"sessionId":"s1","seq":2,"turnId":"t1",`+end.params+`,"notice":"the file is full\u001b[2J; fork"}`))
+		if text := out.String(); !strings.Contains(text, `── turn t1 `) || !strings.Contains(text, `note: the file is full\x1b[2J; fork`) {
+			t.Fatalf("%s: the notice is not shown:\n%s", end.method, text)
+		}
+	}
+}

@@ -43,3 +43,55 @@ func TestASessionPastItsFileBoundTakesNoNewPrompt(t *testing.T) {
 		ed.AwaitTerminal(turn)
 	})
 }
+
+// TestASessionFillingItsFileIsWarnedBeforeItIsRefused: past 80 % of its
+// file's bound a session refuses new prompts, and nothing said so before
+// the refusal. The turn during which the file crossed 80 % ends with a
+// notice naming the size, the bound and its config key and what to do;
+// it is said once, and a replay of the stored session shows it again.
+func TestASessionFillingItsFileIsWarnedBeforeItIsRefused(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		const bound = 32 << 10
+		env.Set("sessions", "max_log_bytes", bound)
+		ed := env.Connect()
+		ed.Initialize()
+		sid := ed.StartSession("", nil).SessionID
+		prompt := strings.Repeat("a prompt that fills the file ", 100)
+		var warned []lsptest.Note
+		for turns := 0; turns < 64; turns++ {
+			var res schema.TurnStartResult
+			err := ed.Call(schema.MethodTurnStart, map[string]any{"sessionId": sid, "prompt": prompt}, &res)
+			if err != nil {
+				lsptest.ExpectError(t, err, -32000, "session_too_large")
+				if len(warned) != 1 {
+					t.Fatalf("refused after %d turns, warned %d times before: %v", turns, len(warned), warned)
+				}
+				notice := warned[0].Str("notice")
+				for _, want := range []string{"sessions.max_log_bytes", "32768", "new session", "fork"} {
+					if !strings.Contains(notice, want) {
+						t.Fatalf("the notice does not say %q: %s", want, notice)
+					}
+				}
+				// A replay from the stored file (a new process, or the
+				// daemon that still holds the session) shows it with the
+				// turn's end.
+				ed.Close()
+				other := env.Connect()
+				other.Initialize()
+				if _, err := other.AttachFull(sid); err != nil {
+					t.Fatal(err)
+				}
+				turnID := warned[0].Str("turnId")
+				end := other.AwaitTerminal(turnID)
+				if end.Str("notice") != notice {
+					t.Fatalf("the replayed end %s does not carry the notice %q", end, notice)
+				}
+				return
+			}
+			if end := ed.AwaitTerminal(res.TurnID); end.Str("notice") != "" {
+				warned = append(warned, end)
+			}
+		}
+		t.Fatal("64 turns were taken within the bound")
+	})
+}

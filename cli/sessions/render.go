@@ -110,10 +110,13 @@ func renderEvent(b *strings.Builder, payload any) {
 		fmt.Fprintf(b, "\n_Context compacted from %d to %d tokens (%d messages dropped)._\n", p.BeforeTokens, p.AfterTokens, p.RemovedMessages)
 	case session.TurnCompleted:
 		fmt.Fprintf(b, "\n_Turn completed in %d step(s); tokens: %d in, %d out._\n", p.Steps, p.Usage.InputTokens, p.Usage.OutputTokens)
+		note(b, p.Notice)
 	case session.TurnCancelled:
 		b.WriteString("\n_Turn cancelled._\n")
+		note(b, p.Notice)
 	case session.TurnFailed:
 		fmt.Fprintf(b, "\n**Turn failed** (%s): %s\n", code(p.Code), termsafe.Line(p.Message))
+		note(b, p.Notice)
 	case session.TurnChanges:
 		if len(p.Files) > 0 { // a turn whose tools changed nothing says so with none
 			fmt.Fprintf(b, "\n_Turn %s changed %d file(s):_\n\n", code(p.TurnID), len(p.Files))
@@ -121,9 +124,7 @@ func renderEvent(b *strings.Builder, payload any) {
 		for _, f := range p.Files {
 			fmt.Fprintf(b, "- %s %s\n", code(f.Path), turnchanges.Stat(f))
 		}
-		if p.Notice != "" {
-			fmt.Fprintf(b, "\n_Note: %s._\n", termsafe.Line(p.Notice))
-		}
+		note(b, p.Notice)
 	case session.TurnReverted:
 		fmt.Fprintf(b, "\n---\n\n_Reverted %d turn(s) from turn %s on: their files were restored and their messages left the model's history._\n", len(p.TurnIDs), code(p.TurnID))
 	case session.SessionCleared:
@@ -242,4 +243,13 @@ func longestRun(s string, c byte) int {
 		}
 	}
 	return longest
+}
+
+// note renders a notice an event carries (a turn's end: the session's file
+// is nearly full; a turn's changes: the workspace is too large to
+// checkpoint), if it has one.
+func note(b *strings.Builder, notice string) {
+	if notice != "" {
+		fmt.Fprintf(b, "\n_Note: %s._\n", termsafe.Line(notice))
+	}
 }

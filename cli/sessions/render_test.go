@@ -76,6 +76,18 @@ func TestRender(t *testing.T) {
 		)},
 		want: []string{"Approval asked for `shell`", `_Note: the rule "shell:touch *" in /u/config.toml would allow this call._`, "Approval `a1`: **deny**"},
 	}, {
+		name: "each turn end with the notice that the session's file is nearly full",
+		in: Transcript{SessionID: "s1", Events: ev(
+			session.TurnStarted{TurnID: "t1", Prompt: "one"},
+			session.TurnCompleted{TurnID: "t1", Steps: 1, Notice: "the file is nearly full"},
+			session.TurnStarted{TurnID: "t2", Prompt: "two"},
+			session.TurnCancelled{TurnID: "t2", Notice: "cancelled near full"},
+			session.TurnStarted{TurnID: "t3", Prompt: "three"},
+			session.TurnFailed{TurnID: "t3", Code: "timeout", Message: "slow", Notice: "failed near full"},
+		)},
+		want: []string{"_Turn completed in 1 step(s)", "_Note: the file is nearly full._", "_Turn cancelled._", "_Note: cancelled near full._",
+			"**Turn failed** (`timeout`): slow", "_Note: failed near full._"},
+	}, {
 		name: "cancelled, failed, cleared, interrupted, restored",
 		in: Transcript{SessionID: "s1", Events: ev(
 			session.TurnStarted{TurnID: "t1", Prompt: "one"},

@@ -20,6 +20,7 @@ import (
 	"scv/internal/approvaltext"
 	"scv/internal/termsafe"
 	"scv/internal/turnchanges"
+	"scv/internal/turnend"
 
 	"scv/lsp"
 	"scv/lsp/client"
@@ -300,12 +301,14 @@ func (r *runner) show(ctx context.Context, c *client.Client, t *ownTurn, n clien
 		}
 		_ = json.Unmarshal(n.Params, &p)
 		fmt.Fprintf(r.opts.Log, "— done in %d step(s); tokens: %d in, %d out\n", p.Steps, p.Usage.InputTokens, p.Usage.OutputTokens)
+		r.showTurnEndNotice(n.Params)
 		return t.end(ExitCompleted, p.ChangesPending)
 	case schema.EvTurnCancelled:
 		_, _ = io.WriteString(r.opts.Out, text.Flush())
 		var p struct{ ChangesPending bool }
 		_ = json.Unmarshal(n.Params, &p)
 		fmt.Fprintln(r.opts.Log, "— cancelled")
+		r.showTurnEndNotice(n.Params)
 		return t.end(ExitCancelled, p.ChangesPending)
 	case schema.EvTurnFailed:
 		_, _ = io.WriteString(r.opts.Out, text.Flush())
@@ -315,9 +318,18 @@ func (r *runner) show(ctx context.Context, c *client.Client, t *ownTurn, n clien
 		}
 		_ = json.Unmarshal(n.Params, &p)
 		fmt.Fprintf(r.opts.Log, "— failed (%s): %s\n", termsafe.Line(p.Code), termsafe.Escape(p.Message))
+		r.showTurnEndNotice(n.Params)
 		return t.end(ExitFailed, p.ChangesPending)
 	}
 	return 0, false
+}
+
+// showTurnEndNotice shows the notice a turn's terminal event carries (its
+// session's file is nearly full), under the turn's end.
+func (r *runner) showTurnEndNotice(params json.RawMessage) {
+	if line := turnend.NoticeLine(params); line != "" {
+		fmt.Fprintln(r.opts.Log, line)
+	}
 }
 
 // end is the turn's terminal event: done, unless its changes follow.

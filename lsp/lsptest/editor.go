@@ -188,6 +188,18 @@ func (e *Editor) Attach(sessionID string, afterSeq *uint64) (schema.Snapshot, er
 	return snap, err
 }
 
+// AttachFull attaches to a session with the whole stored transcript
+// replayed (replay "full"), whose seqs skip the deltas'.
+func (e *Editor) AttachFull(sessionID string) (schema.Snapshot, error) {
+	e.mu.Lock()
+	e.inv.restart(sessionID)
+	e.inv.holes[sessionID] = true
+	e.mu.Unlock()
+	var snap schema.Snapshot
+	err := e.Call(schema.MethodSessionAttach, schema.SessionAttachParams{SessionID: sessionID, Replay: schema.ReplayFull}, &snap)
+	return snap, err
+}
+
 // Resolve answers an approval and fails the test on error.
 func (e *Editor) Resolve(sessionID, approvalID, decision string) {
 	e.T.Helper()

@@ -104,7 +104,10 @@ func All(preds ...func(Note) bool) func(Note) bool {
 // attach restarts); per turn, at most one terminal event and nothing after
 // it. Violations are collected and reported by the Editor.
 type invariants struct {
-	lastSeq    map[string]uint64 // sessionId → last seq seen in the current segment
+	lastSeq map[string]uint64 // sessionId → last seq seen in the current segment
+	// holes: sessionId → the segment is a full replay, whose stored events
+	// skip the seqs of the deltas, which are not stored: seq only rises.
+	holes      map[string]bool
 	terminated map[string]Note   // turnId → its terminal event
 	changed    map[string]bool   // turnId → its changes arrived
 	started    map[string]bool   // turnId → its turn/started was seen
@@ -113,7 +116,7 @@ type invariants struct {
 }
 
 func newInvariants() *invariants {
-	return &invariants{lastSeq: map[string]uint64{}, terminated: map[string]Note{}, changed: map[string]bool{},
+	return &invariants{lastSeq: map[string]uint64{}, holes: map[string]bool{}, terminated: map[string]Note{}, changed: map[string]bool{},
 		started: map[string]bool{}, pending: map[string]string{}}
 }
 
@@ -121,6 +124,7 @@ func newInvariants() *invariants {
 // this connection has seen already.
 func (v *invariants) restart(sessionID string) {
 	delete(v.lastSeq, sessionID)
+	delete(v.holes, sessionID)
 	v.forgetPending(sessionID)
 	for turn, n := range v.terminated {
 		if n.SessionID == sessionID {
@@ -145,7 +149,7 @@ func (v *invariants) observe(n Note) {
 		return
 	}
 	if n.HasSeq && n.SessionID != "" {
-		if last, ok := v.lastSeq[n.SessionID]; ok && n.Seq != last+1 {
+		if last, ok := v.lastSeq[n.SessionID]; ok && n.Seq != last+1 && !(v.holes[n.SessionID] && n.Seq > last) {
 			v.violations = append(v.violations, fmt.Sprintf("session %s: seq %d after %d (want %d) at %s", n.SessionID, n.Seq, last, last+1, n))
 		}
 		v.lastSeq[n.SessionID] = n.Seq

@@ -115,7 +115,7 @@ func Template() string {
 	w("[sessions]")
 	kv("Stored sessions ($"+HomeEnv+"/sessions) kept; the daemon removes the oldest beyond it, at start and daily.", "max_count", d.Sessions.MaxCount)
 	kv("Days a stored session is kept after its last change.", "max_age_days", d.Sessions.MaxAgeDays)
-	kv("Bytes one session's file may hold (at most the default, what a load accepts); past 80 % of it the session takes no new prompt (session_too_large): fork it to go on.", "max_log_bytes", d.Sessions.MaxLogBytes)
+	kv("Bytes one session's file may hold (at most the default, what a load accepts); the turn during which it passes 80 % says so, and from then on the session takes no new prompt (session_too_large): start a new session, or fork an earlier turn.", "max_log_bytes", d.Sessions.MaxLogBytes)
 	w("")
 
 	w("[approvals]")

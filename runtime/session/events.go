@@ -180,21 +180,26 @@ type (
 		AfterTokens     int    `json:"afterTokens"`
 		RemovedMessages int    `json:"removedMessages"`
 	}
+	// A turn's terminal event's Notice says, once per session, that the
+	// session's file passed 80 % of its bound (see logFullNoticeLocked).
 	TurnCompleted struct {
 		TurnID         string         `json:"turnId"`
 		Steps          int            `json:"steps"`
 		Usage          provider.Usage `json:"usage"`
 		ChangesPending bool           `json:"changesPending,omitempty"`
+		Notice         string         `json:"notice,omitempty"`
 	}
 	TurnCancelled struct {
 		TurnID         string `json:"turnId"`
 		ChangesPending bool   `json:"changesPending,omitempty"`
+		Notice         string `json:"notice,omitempty"`
 	}
 	TurnFailed struct {
 		TurnID         string `json:"turnId"`
 		Code           string `json:"code"`
 		Message        string `json:"message"`
 		ChangesPending bool   `json:"changesPending,omitempty"`
+		Notice         string `json:"notice,omitempty"`
 	}
 	QueueSnapshot struct{ QueueState }
 	QueueEnqueued struct {

@@ -43,6 +43,9 @@ type disk struct {
 	// metaStale: the sidecar could not be written; the next record that
 	// is stored writes it again.
 	metaStale bool
+	// toldFull: a turn's end said the file is past logFullPercent of its
+	// bound (said once per session; a reload reads it from the records).
+	toldFull bool
 }
 
 // addHistoryLocked appends m to the model's history and to what the next

@@ -28,6 +28,9 @@ type rebuilt struct {
 	configured *SessionConfigured
 	live       liveState // usage totals, the last usage and the plan
 	marks      turnMarks
+	// toldFull: a stored turn's end said the file was past
+	// logFullPercent of its bound, so a reload does not say it again.
+	toldFull bool
 	// seq is where the session resumes: the last record's seq or the
 	// last reservation, whichever is higher. reserved is the reservation.
 	seq, reserved uint64
@@ -75,6 +78,7 @@ func (r *rebuilt) apply(p Payload, names map[string]string) {
 	case TurnCompleted, TurnCancelled, TurnFailed:
 		r.running = ""
 		r.open = nil
+		r.toldFull = r.toldFull || TurnEndNotice(e) != ""
 	case ApprovalRequested:
 		names[e.ApprovalID] = e.Name
 		r.open = append(r.open, e.Approval)

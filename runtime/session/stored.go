@@ -131,6 +131,7 @@ func (m *Manager) restore(log *store.Log, loaded store.Loaded, flags config.Over
 		s.title = loaded.Meta.Title
 	}
 	s.disk = disk{store: m.opts.Store, log: log}
+	s.disk.toldFull = s.disk.toldFullAtLoad(r.toldFull)
 	s.disk.reserved.Store(r.reserved)
 	if r.running != "" || len(r.open) > 0 || len(r.queue) > 0 {
 		s.restoreInterruptedLocked(r)
@@ -150,8 +151,8 @@ func (s *Session) restoreInterruptedLocked(r rebuilt) {
 	}
 	if r.running != "" {
 		s.answerOpenCallsLocked()
-		s.announceLocked(TurnFailed{TurnID: r.running, Code: TurnFailedInterrupted,
-			Message: "the scv process serving this session stopped while this turn ran; the response it was streaming is lost"})
+		s.announceLocked(s.withLogFullNoticeLocked(TurnFailed{TurnID: r.running, Code: TurnFailedInterrupted,
+			Message: "the scv process serving this session stopped while this turn ran; the response it was streaming is lost"}))
 	}
 	s.paused = true
 	s.announceLocked(ev)

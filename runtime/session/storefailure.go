@@ -53,24 +53,3 @@ func (s *Session) writeMetaLocked() {
 func (s *Session) metaLocked() store.Meta {
 	return store.Meta{Title: s.title, Turns: s.turnCount, Queued: len(s.queue), Model: s.cfg.Provider.Model}
 }
-
-// logFullPercent is the share of its file's bound (store.Limits.MaxLogBytes)
-// past which a session takes no new prompt: the rest is room for the turn
-// running and the prompts queued already to be stored whole, so nothing a
-// client was answered is refused later, and the file always loads.
-const logFullPercent = 80
-
-// logRoomLocked refuses a new prompt once the session's file is past
-// logFullPercent of its bound, with session_too_large suggesting a fork.
-func (s *Session) logRoomLocked() error {
-	d := &s.disk
-	if d.log == nil || d.store == nil {
-		return nil
-	}
-	size, bound := d.log.Size(), d.store.MaxLogBytes()
-	if size*100 < bound*logFullPercent {
-		return nil
-	}
-	return errorf(CodeSessionTooLarge, "session %s's file is %d bytes, past %d%% of its bound of %d bytes (sessions.max_log_bytes), so it takes no new prompt: start a new session, or fork an earlier turn (scv/session/fork) to go on from there",
-		s.id, size, logFullPercent, bound)
-}

@@ -193,32 +193,35 @@ func (s *Session) endTurn(t *turn, o outcome) (settled chan struct{}) {
 }
 
 func (s *Session) emitTerminalLocked(t *turn, o outcome) {
+	s.announceLocked(s.withLogFullNoticeLocked(s.terminalLocked(t, o)))
+}
+
+// terminalLocked is the event that ends t with o.
+func (s *Session) terminalLocked(t *turn, o outcome) Payload {
 	var tooLarge *eventTooLarge
 	var perr *provider.Error
 	switch {
 	case o.err == nil:
-		s.announceLocked(TurnCompleted{TurnID: t.id, Steps: t.steps, Usage: t.usage, ChangesPending: t.ckptUsed})
-		return
+		return TurnCompleted{TurnID: t.id, Steps: t.steps, Usage: t.usage, ChangesPending: t.ckptUsed}
 	case errors.Is(o.err, context.Canceled) && t.ctx.Err() != nil:
-		s.announceLocked(TurnCancelled{TurnID: t.id, ChangesPending: t.ckptUsed})
-		return
+		return TurnCancelled{TurnID: t.id, ChangesPending: t.ckptUsed}
 	case errors.As(o.err, &tooLarge):
-		s.emitFailedLocked(t, TurnFailedResponseLimit, o.err.Error())
+		return t.failed(TurnFailedResponseLimit, o.err.Error())
 	case errors.As(o.err, &perr):
-		s.emitFailedLocked(t, string(perr.Code), perr.Error())
+		return t.failed(string(perr.Code), perr.Error())
 	case errors.Is(o.err, errMaxSteps):
-		s.emitFailedLocked(t, "max_steps", fmt.Sprintf("the turn reached agent.max_steps (%d) without a final answer", s.cfg.Agent.MaxSteps))
+		return t.failed("max_steps", fmt.Sprintf("the turn reached agent.max_steps (%d) without a final answer", s.cfg.Agent.MaxSteps))
 	case CodeOf(o.err) == CodeStoreFailed || CodeOf(o.err) == CodeSessionTooLarge:
-		s.emitFailedLocked(t, string(CodeOf(o.err)), o.err.Error())
+		return t.failed(string(CodeOf(o.err)), o.err.Error())
 	case errors.Is(o.err, context.DeadlineExceeded):
-		s.emitFailedLocked(t, string(provider.CodeTimeout), o.err.Error())
+		return t.failed(string(provider.CodeTimeout), o.err.Error())
 	default: // a recovered panic (turnPanic) or another fault of scv
-		s.emitFailedLocked(t, TurnFailedInternal, o.err.Error())
+		return t.failed(TurnFailedInternal, o.err.Error())
 	}
 }
 
-func (s *Session) emitFailedLocked(t *turn, code, message string) {
-	s.announceLocked(TurnFailed{TurnID: t.id, Code: code, Message: message, ChangesPending: t.ckptUsed})
+func (t *turn) failed(code, message string) TurnFailed {
+	return TurnFailed{TurnID: t.id, Code: code, Message: message, ChangesPending: t.ckptUsed}
 }
 
 var errMaxSteps = errors.New("max steps reached")

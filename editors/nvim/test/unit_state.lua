@@ -236,6 +236,26 @@ t.test("failed turn and compaction are noted", function()
   t.contains(text, "turn failed (provider_timeout): slow")
 end)
 
+-- The notice a turn's end carries (the session's file passed 80 % of
+-- sessions.max_log_bytes): the transcript dropped it, so the next prompt was
+-- refused with nothing shown before.
+t.test("a turn's end shows the notice it carries, once, on one line", function()
+  for i, method in ipairs({ "turn/completed", "turn/cancelled", "turn/failed" }) do
+    local s = new_state()
+    ev(s, 1, "turn/started", { turnId = "t1" })
+    local p = { turnId = "t1", steps = 1, usage = {}, code = "timeout", message = "slow" }
+    p.notice = "the file is nearly full (sessions.max_log_bytes)\nfork " .. i
+    ev(s, 2, method, p)
+    local lines = s.transcript:all_lines()
+    t.contains(lines, "_note: the file is nearly full (sessions.max_log_bytes) fork " .. i .. "_")
+    ev(s, 3, "turn/started", { turnId = "t2" })
+    ev(s, 4, method, { turnId = "t2", steps = 1, usage = {}, code = "timeout", message = "slow" })
+    local text = table.concat(s.transcript:all_lines(), "\n")
+    local _, n = text:gsub("note: ", "")
+    t.eq(1, n)
+  end
+end)
+
 t.test("cleared resets the transcript; lagged asks for a resync", function()
   local s = new_state()
   ev(s, 1, "turn/started", { turnId = "t1" })

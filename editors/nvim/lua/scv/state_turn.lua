@@ -4,6 +4,15 @@
 local protocol = require("scv.protocol")
 local session_rows = require("scv.session_rows")
 
+-- The notice a turn's end carries (said once per session: its file passed
+-- 80 % of sessions.max_log_bytes, so it takes no new prompt), on one line
+-- under the turn's end.
+local function show_turn_end_notice(transcript, p)
+  if type(p.notice) == "string" and p.notice ~= "" then
+    transcript:notice("note: " .. p.notice:gsub("[\r\n]+", " "), p.turnId)
+  end
+end
+
 return function(handlers, util)
   handlers["scv/turn/started"] = function(self, p, fx, live, draw)
     if live then
@@ -93,6 +102,7 @@ return function(handlers, util)
         ),
         p.turnId
       )
+      show_turn_end_notice(self.transcript, p)
     end
   end
 
@@ -101,6 +111,7 @@ return function(handlers, util)
     if draw then
       self.transcript:completed_if_open(p.turnId)
       self.transcript:notice("turn cancelled", p.turnId)
+      show_turn_end_notice(self.transcript, p)
     end
   end
 
@@ -113,6 +124,7 @@ return function(handlers, util)
       else
         self.transcript:notice(string.format("turn failed (%s): %s", tostring(p.code), tostring(p.message)), p.turnId)
       end
+      show_turn_end_notice(self.transcript, p)
     end
   end
 end

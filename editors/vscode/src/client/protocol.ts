@@ -223,10 +223,14 @@ export interface ContextCompacted extends EventBase {
   afterTokens: number;
   removedMessages: number;
 }
-/** `changesPending`: the turn's `scv/turn/changes` follows this event. */
-export interface TurnCompleted extends EventBase { turnId: string; steps: number; usage: Usage; changesPending?: boolean }
-export interface TurnCancelled extends EventBase { turnId: string; changesPending?: boolean }
-export interface TurnFailed extends EventBase { turnId: string; code: string; message: string; changesPending?: boolean }
+/**
+ * `changesPending`: the turn's `scv/turn/changes` follows this event. `notice`: said once per
+ * session, the session's file passed 80 % of its bound (`sessions.max_log_bytes`), so it takes no
+ * new prompt.
+ */
+export interface TurnCompleted extends EventBase { turnId: string; steps: number; usage: Usage; changesPending?: boolean; notice?: string }
+export interface TurnCancelled extends EventBase { turnId: string; changesPending?: boolean; notice?: string }
+export interface TurnFailed extends EventBase { turnId: string; code: string; message: string; changesPending?: boolean; notice?: string }
 export interface QueueSnapshot extends EventBase { entries: QueueEntry[]; paused: boolean }
 export interface QueueEnqueued extends EventBase { entry: QueueEntry; position: number }
 export interface QueueUpdated extends EventBase { entry: QueueEntry }

@@ -5,7 +5,7 @@ import { cloneQueue, insertAt, rememberPrompts, without } from "./queueState";
 import { restoredText } from "./restored";
 import { reduceTurnEvent, setRevertConflicts, TURN_EVENTS } from "./reducerTurn";
 import type { Action, SessionState, TextBlock, TranscriptEntry, TurnEntry } from "./state";
-import { attachApproval, endTurn, ensureTurn, findTurn, mapTools, notice, updateTurn, upsertTool } from "./turns";
+import { attachApproval, endTurn, ensureTurn, findTurn, mapTools, notice, updateTurn, upsertTool, withTurnEndNotice } from "./turns";
 
 /** Builds the state of a session first seen through a snapshot. */
 export function initialState(snapshot: Snapshot, afterSeq?: number): SessionState {
@@ -220,14 +220,16 @@ function applyEffects(state: SessionState, event: ServerEvent, live: boolean): S
     }
     case "scv/turn/completed": {
       const p = event.params;
-      const next = endTurn(state, p.turnId, live, (t) => ({ ...t, status: "completed", usage: p.usage, steps: p.steps }));
+      const next = endTurn(state, p.turnId, live, (t) => withTurnEndNotice({ ...t, status: "completed", usage: p.usage, steps: p.steps }, p.notice));
       return { ...next, lastUsage: p.usage };
     }
-    case "scv/turn/cancelled":
-      return endTurn(state, event.params.turnId, live, (t) => ({ ...t, status: "cancelled" }));
+    case "scv/turn/cancelled": {
+      const p = event.params;
+      return endTurn(state, p.turnId, live, (t) => withTurnEndNotice({ ...t, status: "cancelled" }, p.notice));
+    }
     case "scv/turn/failed": {
       const p = event.params;
-      return endTurn(state, p.turnId, live, (t) => ({ ...t, status: "failed", failure: { code: p.code, message: p.message } }));
+      return endTurn(state, p.turnId, live, (t) => withTurnEndNotice({ ...t, status: "failed", failure: { code: p.code, message: p.message } }, p.notice));
     }
     case "scv/queue/snapshot": {
       const p = event.params;

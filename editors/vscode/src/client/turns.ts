@@ -19,6 +19,14 @@ export function endTurn(state: SessionState, turnId: string, live: boolean, fn: 
   return next;
 }
 
+/**
+ * The turn with the notice its terminal event carries (the session's file is nearly full), as a
+ * warning after its blocks.
+ */
+export function withTurnEndNotice(t: TurnEntry, text: string | undefined): TurnEntry {
+  return text ? { ...t, blocks: [...t.blocks, { kind: "notice", level: "warning", text }] } : t;
+}
+
 export function attachApproval(state: SessionState, a: ApprovalRequested): SessionState {
   return upsertTool(state, a.turnId, a.callId, a.name, (b) => ({
     ...b,
