@@ -44,15 +44,19 @@ func checked(f *os.File, err error) (*os.File, fs.FileInfo, error) {
 	}
 	if !info.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, fmt.Errorf("%w (%s)", ErrNotRegular, kind(info.Mode()))
+		return nil, nil, fmt.Errorf("%w (%s)", ErrNotRegular, Describe(info.Mode()))
 	}
 	return f, info, nil
 }
 
-func kind(m fs.FileMode) string {
+// Describe names a file mode as a person reads it in an error or a
+// conflict's reason ("a named pipe", "a symlink").
+func Describe(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
 	case m&fs.ModeNamedPipe != 0:
 		return "a named pipe"
 	case m&fs.ModeCharDevice != 0:
@@ -61,6 +65,8 @@ func kind(m fs.FileMode) string {
 		return "a device"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
+	case m.IsRegular():
+		return "a file"
 	}
 	return "mode " + m.String()
 }

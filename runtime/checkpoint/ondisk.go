@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"scv/internal/regfile"
 )
 
 // What a path of the workspace holds now, as a revert and a turn's late
@@ -49,25 +51,6 @@ func (d onDisk) file() *Entry {
 		return &Entry{Mode: "none"} // matches no tree's entry
 	}
 	return nil
-}
-
-// describe names a file mode for a reason a person reads.
-func describe(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m.IsRegular():
-		return "a file"
-	}
-	return "not a file"
 }
 
 // changedAt is the inode change time of path, or of what stands for it
@@ -150,7 +133,7 @@ func (w *workTree) read(path string, keep bool) (onDisk, []byte) {
 		}
 		return onDisk{kind: symlink, entry: &Entry{Mode: modeSymlink, Hash: blobHash([]byte(target))}}, kept([]byte(target), keep)
 	case !mode.IsRegular():
-		return onDisk{kind: special, what: describe(mode)}, nil
+		return onDisk{kind: special, what: regfile.Describe(mode)}, nil
 	}
 	data, err := readRegular(d, name, info)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"scv/internal/regfile"
 )
 
 // A revert reads and writes the workspace only through workTree: every
@@ -74,7 +76,7 @@ func enter(d *os.Root, name string, create bool) (*os.Root, error) {
 		return nil, err
 	}
 	if !info.IsDir() {
-		return nil, &errBlocked{what: describe(info.Mode())}
+		return nil, &errBlocked{what: regfile.Describe(info.Mode())}
 	}
 	next, err := d.OpenRoot(name) // follows a symlink swapped in meanwhile...
 	if err != nil {
