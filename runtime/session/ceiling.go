@@ -12,6 +12,7 @@ const (
 	flagsOfLoadForwarder = "the scv process that forwarded the session's load (initializationOptions.scv.flags)"
 	flagsOfStarter       = "the scv process that started the session"
 	flagsOfLoader        = "the scv process that loaded the session"
+	flagsOfPrompter      = "this window's scv process (initializationOptions.scv.flags)"
 )
 
 // flagSources name whose flags a ceiling takes: the connection's that asked
@@ -62,5 +63,34 @@ func holdPolicy(cfg *config.Config, c ceiling.Ceiling, origin string) error {
 		return errorf(CodeInvalidParams, "%v (the policy is from %s)", err, origin)
 	}
 	cfg.Agent.ApprovalPolicy = policy
+	return nil
+}
+
+// CheckPrompter refuses a prompt (scv/turn/start, one queued behind a
+// running turn, a queued prompt's edit, scv/turn/steer, ACP session/prompt
+// through a daemon) from a connection whose flags would not hold for the
+// turn it causes: an --approval stricter in some tool class than s's
+// ceiling, or --no-tools while s offers tools. The flags of a window that
+// attaches to a live session do not change it (its policy is the choice of
+// whoever started it), so the stricter window may watch it and answer its
+// approvals, but must not cause a tool to run looser than it asked.
+func (s *Session) CheckPrompter(flags config.Overrides) error {
+	s.mu.Lock()
+	policy, toolsOn := s.cfg.Agent.ApprovalPolicy, s.cfg.Tools.Enabled
+	s.mu.Unlock()
+	if b := ceiling.FlagBound(flags.ApprovalPolicy, flagsOfPrompter); !s.ceiling.Covers(b) {
+		return errorf(CodeInvalidParams,
+			"this window's --approval=%s is stricter than live session %s, whose policy is %q under the approval ceiling %s: "+
+				"a window's flags do not change a session another window started, so its prompts would run looser than the flag; "+
+				"start a new session from this window, or prompt this one from a window without --approval=%s",
+			flags.ApprovalPolicy, s.id, policy, s.ceiling.Describe(), flags.ApprovalPolicy)
+	}
+	if flags.NoTools != nil && *flags.NoTools && toolsOn {
+		return errorf(CodeInvalidParams,
+			"this window's --no-tools does not hold for live session %s, which offers tools (policy %q): "+
+				"a window's flags do not change a session another window started; "+
+				"start a new session from this window, or prompt this one from a window without --no-tools",
+			s.id, policy)
+	}
 	return nil
 }
