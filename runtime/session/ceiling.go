@@ -26,22 +26,26 @@ var (
 )
 
 // boundCeiling is c tightened by what may only make a session stricter:
-// the project file of cwd as it is now, the flags of the connection that
+// the project file of cwd as it is now (its approval policy, and tools off
+// for good when it sets tools.enabled = false), the flags of the connection that
 // starts or loads the session (a forwarding bridge's) and this process's
 // own flags, named by who. The user's own file is not a bound: its policy
 // is a default the user may change from an editor.
 func (m *Manager) boundCeiling(c ceiling.Ceiling, cwd string, connFlags config.Overrides, who flagSources) (ceiling.Ceiling, error) {
-	projectPolicy, file, err := config.ProjectPolicy(m.opts.Home, cwd)
+	project, err := config.ProjectBoundsOf(m.opts.Home, cwd)
 	if err != nil {
 		return ceiling.Ceiling{}, err
 	}
 	bounds := []ceiling.Bound{ceiling.FlagBound(connFlags.ApprovalPolicy, who.conn), ceiling.FlagBound(m.opts.Flags.ApprovalPolicy, who.server)}
-	if projectPolicy != "" {
-		bounds = append(bounds, ceiling.ProjectBound(projectPolicy, file))
+	if project.ApprovalPolicy != "" {
+		bounds = append(bounds, ceiling.ProjectBound(project.ApprovalPolicy, project.File))
 	}
 	c, err = c.With(bounds...)
 	if err != nil {
 		return ceiling.Ceiling{}, err
+	}
+	if project.ToolsOff {
+		c = c.WithToolsOff("tools.enabled = false in " + project.File)
 	}
 	for _, f := range []struct {
 		flags config.Overrides
