@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -253,6 +254,47 @@ func TestALoadThatTightensTheCeilingForgetsApproveSession(t *testing.T) {
 		}, 0)
 		if started := next.Notes(schema.EvToolStarted, lsptest.ForTurn(turn2)); len(started) != 0 {
 			t.Error("the write ran unasked on an approve-session granted under a looser ceiling")
+		}
+	})
+}
+
+// A project file's `[tools] enabled = false` is part of the ceiling, as
+// --no-tools is: a session started chat-only under it stays chat-only once
+// it is reloaded after the line is removed from the file.
+func TestAProjectsToolsOffOutlivesTheFile(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		project := env.WriteFile(filepath.Join(config.ProjectDir, config.FileName), "[tools]\nenabled = false\n")
+		env.OpenAI.Enqueue(fakeopenai.Reply{Chunks: []string{"just talk"}})
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		ed.MustCall(schema.MethodSessionClose, schema.SessionRef{SessionID: sid}, nil)
+		ed.Close()
+		if err := os.Remove(project); err != nil {
+			t.Fatal(err)
+		}
+
+		next := connect(t, env)
+		if _, err := next.Attach(sid, nil); err != nil {
+			t.Fatal(err)
+		}
+		next.ExpectTerminal(next.StartTurn(sid, "hi").TurnID, schema.EvTurnCompleted)
+		reqs, err := env.OpenAI.WaitRequests(1, env.Timeout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reqs[0].Tools) != 0 {
+			t.Errorf("a session started under a project's tools.enabled = false was offered %d tools once the file was gone", len(reqs[0].Tools))
+		}
+		// A new session takes the file as it is now.
+		fresh := next.StartSession("", nil).SessionID
+		env.OpenAI.Enqueue(fakeopenai.Reply{Chunks: []string{"tools again"}})
+		next.ExpectTerminal(next.StartTurn(fresh, "hi").TurnID, schema.EvTurnCompleted)
+		reqs, err = env.OpenAI.WaitRequests(2, env.Timeout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reqs[1].Tools) == 0 {
+			t.Error("a session started after the file was gone was offered no tools")
 		}
 	})
 }

@@ -89,7 +89,8 @@ func handleDaemonStatus(_ context.Context, c *conn, _ *incoming) (any, error) {
 // bridgeFlags are the flags of the forwarding bridge this connection came
 // through (initializationOptions.scv.flags; none for an editor's own
 // connection). They tighten the ceiling of every session the connection
-// starts or loads.
+// starts or loads, and a prompt it sends to a session already live is
+// refused when they would not hold for it (session.CheckPrompter).
 func (c *conn) bridgeFlags() config.Overrides {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -174,6 +174,9 @@ func handleTurnStart(_ context.Context, c *conn, req *incoming) (any, error) {
 	if p.Prompt == nil {
 		return nil, invalidParams("params.prompt (string) is required")
 	}
+	if err := s.CheckPrompter(c.bridgeFlags()); err != nil {
+		return nil, err
+	}
 	res, err := s.StartTurnWithFiles(*p.Prompt, p.Context, req.idText, c.filesFor(p.SessionID, p.FileAccess))
 	if err != nil {
 		return nil, err
@@ -224,6 +227,9 @@ func handleQueueUpdate(_ context.Context, c *conn, req *incoming) (any, error) {
 	}
 	if p.Prompt == nil {
 		return nil, invalidParams("params.prompt (string) is required")
+	}
+	if err := s.CheckPrompter(c.bridgeFlags()); err != nil {
+		return nil, err
 	}
 	entry, err := s.UpdateQueue(p.QueueID, *p.Revision, *p.Prompt)
 	return schema.QueueUpdateResult{Entry: entry}, err

@@ -21,6 +21,9 @@ func handleTurnSteer(_ context.Context, c *conn, req *incoming) (any, error) {
 	if p.Prompt == nil {
 		return nil, invalidParams("params.prompt is required")
 	}
+	if err := s.CheckPrompter(c.bridgeFlags()); err != nil {
+		return nil, err
+	}
 	return schema.Empty{}, s.Steer(p.TurnID, *p.Prompt, req.idText)
 }
 

@@ -198,7 +198,17 @@ func (InProcess) Name() string { return "inprocess" }
 
 // Dial implements Dialer.
 func (InProcess) Dial(env *Env) (Server, error) {
-	cfg, _, err := config.Load(config.LoadOptions{Home: env.Home, Flags: env.Flags})
+	srv, err := newInProcessServer(env, lsp.ModeStdio, env.Flags)
+	if err != nil {
+		return nil, err
+	}
+	return serveInProcess(srv), nil
+}
+
+// newInProcessServer is an lsp.Server in mode configured from env as
+// `scv lsp` (or `scv daemon`) given flags would configure it.
+func newInProcessServer(env *Env, mode string, flags config.Overrides) (*lsp.Server, error) {
+	cfg, _, err := config.Load(config.LoadOptions{Home: env.Home, Flags: flags})
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", config.UserFile(env.Home), err)
 	}
@@ -206,16 +216,20 @@ func (InProcess) Dial(env *Env) (Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := lsp.NewServer(lsp.Options{
+	return lsp.NewServer(lsp.Options{
 		Store:       st,
-		Mode:        lsp.ModeStdio,
+		Mode:        mode,
 		Version:     "test",
 		Home:        env.Home,
-		Flags:       env.Flags,
+		Flags:       flags,
 		Protocol:    cfg.Protocol,
 		MaxSessions: cfg.Daemon.MaxSessions,
 		Getenv:      env.Getenv,
-	})
+	}), nil
+}
+
+// serveInProcess serves one editor's connection with srv.
+func serveInProcess(srv *lsp.Server) *inProcess {
 	toServerR, toServerW := io.Pipe()
 	toEditorR, toEditorW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -232,7 +246,7 @@ func (InProcess) Dial(env *Env) (Server, error) {
 		_ = toEditorW.Close()
 		_ = toServerR.Close()
 	}()
-	return p, nil
+	return p
 }
 
 type inProcess struct {

@@ -137,7 +137,11 @@ func (e *Editor) WriteBytes(b []byte) {
 func (e *Editor) Initialize() InitializeResult {
 	e.T.Helper()
 	var res InitializeResult
-	e.MustCall(protocol.MethodInitialize, schema.InitializeParams{}, &res)
+	var p schema.InitializeParams
+	if b, ok := e.srv.(bridged); ok {
+		p.InitializationOptions = b.initializationOptions()
+	}
+	e.MustCall(protocol.MethodInitialize, p, &res)
 	e.Notify(protocol.MethodInitialized, struct{}{})
 	return res
 }

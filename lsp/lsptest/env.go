@@ -22,6 +22,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"scv/internal/fakeopenai"
+	"scv/lsp"
 	"scv/runtime/config"
 )
 
@@ -54,7 +55,8 @@ type Env struct {
 	mu      sync.Mutex
 	config  map[string]map[string]any // TOML tables of config.toml
 	environ map[string]string
-	daemon  *daemon // the Forwarded dialer's daemon, shared by the Env's editors
+	daemon  *daemon     // the Forwarded dialer's daemon, shared by the Env's editors
+	shared  *lsp.Server // the InProcessDaemon dialer's server, shared by the Env's editors
 }
 
 // NewEnv returns an environment whose config.toml points the openai

@@ -151,6 +151,25 @@ func (c Ceiling) StricterThan(base Ceiling) bool {
 	return false
 }
 
+// Covers reports whether c gates every class at least as strictly as b
+// does: b (a window's --approval) holds for whatever runs under c. An
+// unknown policy is covered by nothing.
+func (c Ceiling) Covers(b Bound) bool {
+	if b.Policy == "" {
+		return true
+	}
+	window, err := New(b)
+	return err == nil && !window.StricterThan(c)
+}
+
+// Describe names the bounds for a message, or says there are none.
+func (c Ceiling) Describe() string {
+	if len(c.approval) == 0 {
+		return "none (no project file or flag bounds it)"
+	}
+	return c.sources()
+}
+
 // Admits reports whether policy gates every class at least as strictly as
 // the ceiling.
 func (c Ceiling) Admits(policy string) bool {

@@ -97,3 +97,33 @@ func TestACeilingRoundTripsThroughItsStoredForm(t *testing.T) {
 		t.Errorf("a stored ceiling no policy meets was decoded")
 	}
 }
+
+// Covers: a window's --approval holds under a ceiling that gates every
+// class at least as strictly, and nowhere else.
+func TestACeilingCoversABoundAsStrictInEveryClass(t *testing.T) {
+	for _, tc := range []struct {
+		ceiling []Bound
+		window  string
+		covered bool
+	}{
+		{nil, "", true},
+		{nil, "auto", true},
+		{nil, "always", false},
+		{[]Bound{FlagBound("always", "a")}, "always", true},
+		{[]Bound{FlagBound("always", "a")}, "on-risk", true},
+		{[]Bound{FlagBound("on-risk", "a")}, "always", false},
+		// never runs reads always asks about, always asks about writes
+		// never refuses: neither covers the other.
+		{[]Bound{ProjectBound("never", "/w")}, "always", false},
+		{[]Bound{FlagBound("always", "a")}, "never", false},
+		{nil, "sometimes", false},
+	} {
+		c, err := New(tc.ceiling...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Covers(FlagBound(tc.window, "window")); got != tc.covered {
+			t.Errorf("ceiling %v covers --approval=%s: %v, want %v", tc.ceiling, tc.window, got, tc.covered)
+		}
+	}
+}

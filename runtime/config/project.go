@@ -134,16 +134,26 @@ func fieldAt(v reflect.Value, key toml.Key) (reflect.Value, bool) {
 	return v, true
 }
 
-// ProjectPolicy returns the approval policy the project file of cwd sets,
-// with that file's path; both are empty when it sets none. home is scv's
-// home ("" for Home()).
-func ProjectPolicy(home, cwd string) (policy, file string, err error) {
+// ProjectBounds is what a project file sets that bounds a session's
+// approval ceiling (runtime/ceiling): its approval policy and whether it
+// switches tools off.
+type ProjectBounds struct {
+	File           string // the project file; empty when there is none
+	ApprovalPolicy string // agent.approval_policy; empty when the file sets none
+	ToolsOff       bool   // tools.enabled = false
+}
+
+// ProjectBoundsOf returns the bounds the project file of cwd sets. home is
+// scv's home ("" for Home()).
+func ProjectBoundsOf(home, cwd string) (ProjectBounds, error) {
 	cfg, src, err := Load(LoadOptions{Home: home, Cwd: cwd})
-	if err != nil {
-		return "", "", err
+	if err != nil || !src.ProjectFileFound {
+		return ProjectBounds{}, err
 	}
-	if src.ProjectFileFound && src.Origin("agent.approval_policy") == src.ProjectFile {
-		return cfg.Agent.ApprovalPolicy, src.ProjectFile, nil
+	b := ProjectBounds{File: src.ProjectFile}
+	if src.Origin("agent.approval_policy") == src.ProjectFile {
+		b.ApprovalPolicy = cfg.Agent.ApprovalPolicy
 	}
-	return "", "", nil
+	b.ToolsOff = src.Origin("tools.enabled") == src.ProjectFile && !cfg.Tools.Enabled
+	return b, nil
 }

@@ -199,17 +199,29 @@ func TestConfigFileMustBeRegular(t *testing.T) {
 	}
 }
 
-// ProjectPolicy names the policy a project file sets, and the file: a
-// session's ceiling takes it as one of its bounds (runtime/ceiling).
-func TestProjectPolicyNamesThePolicyAndTheFile(t *testing.T) {
+// ProjectBoundsOf names the policy a project file sets, whether it
+// switches tools off, and the file: a session's ceiling takes them as its
+// bounds (runtime/ceiling).
+func TestProjectBoundsNameThePolicyToolsOffAndTheFile(t *testing.T) {
 	home, cwd := dirs(t)
 	os.Remove(UserFile(home))
-	if p, f, err := ProjectPolicy(home, cwd); err != nil || p != "" || f != "" {
-		t.Fatalf("without a project file: %q %q %v", p, f, err)
+	if b, err := ProjectBoundsOf(home, cwd); err != nil || b != (ProjectBounds{}) {
+		t.Fatalf("without a project file: %+v %v", b, err)
 	}
 	writeFile(t, ProjectFile(cwd), "[agent]\napproval_policy = \"always\"\n")
-	p, f, err := ProjectPolicy(home, cwd)
-	if err != nil || p != "always" || f != ProjectFile(cwd) {
-		t.Fatalf("ProjectPolicy = %q %q %v", p, f, err)
+	b, err := ProjectBoundsOf(home, cwd)
+	if err != nil || b != (ProjectBounds{File: ProjectFile(cwd), ApprovalPolicy: "always"}) {
+		t.Fatalf("ProjectBoundsOf = %+v %v", b, err)
+	}
+	writeFile(t, ProjectFile(cwd), "[tools]\nenabled = false\n")
+	b, err = ProjectBoundsOf(home, cwd)
+	if err != nil || b != (ProjectBounds{File: ProjectFile(cwd), ToolsOff: true}) {
+		t.Fatalf("ProjectBoundsOf = %+v %v", b, err)
+	}
+	// Tools off in the user's own file are the user's default, not a bound.
+	os.Remove(ProjectFile(cwd))
+	writeFile(t, UserFile(home), "[tools]\nenabled = false\n")
+	if b, err := ProjectBoundsOf(home, cwd); err != nil || b.ToolsOff {
+		t.Fatalf("tools off in the user's file: %+v %v", b, err)
 	}
 }

@@ -12,6 +12,7 @@ const (
 	flagsOfLoadForwarder = "the scv process that forwarded the session's load (initializationOptions.scv.flags)"
 	flagsOfStarter       = "the scv process that started the session"
 	flagsOfLoader        = "the scv process that loaded the session"
+	flagsOfPrompter      = "this window's scv process (initializationOptions.scv.flags)"
 )
 
 // flagSources name whose flags a ceiling takes: the connection's that asked
@@ -25,22 +26,26 @@ var (
 )
 
 // boundCeiling is c tightened by what may only make a session stricter:
-// the project file of cwd as it is now, the flags of the connection that
+// the project file of cwd as it is now (its approval policy, and tools off
+// for good when it sets tools.enabled = false), the flags of the connection that
 // starts or loads the session (a forwarding bridge's) and this process's
 // own flags, named by who. The user's own file is not a bound: its policy
 // is a default the user may change from an editor.
 func (m *Manager) boundCeiling(c ceiling.Ceiling, cwd string, connFlags config.Overrides, who flagSources) (ceiling.Ceiling, error) {
-	projectPolicy, file, err := config.ProjectPolicy(m.opts.Home, cwd)
+	project, err := config.ProjectBoundsOf(m.opts.Home, cwd)
 	if err != nil {
 		return ceiling.Ceiling{}, err
 	}
 	bounds := []ceiling.Bound{ceiling.FlagBound(connFlags.ApprovalPolicy, who.conn), ceiling.FlagBound(m.opts.Flags.ApprovalPolicy, who.server)}
-	if projectPolicy != "" {
-		bounds = append(bounds, ceiling.ProjectBound(projectPolicy, file))
+	if project.ApprovalPolicy != "" {
+		bounds = append(bounds, ceiling.ProjectBound(project.ApprovalPolicy, project.File))
 	}
 	c, err = c.With(bounds...)
 	if err != nil {
 		return ceiling.Ceiling{}, err
+	}
+	if project.ToolsOff {
+		c = c.WithToolsOff("tools.enabled = false in " + project.File)
 	}
 	for _, f := range []struct {
 		flags config.Overrides
@@ -62,5 +67,34 @@ func holdPolicy(cfg *config.Config, c ceiling.Ceiling, origin string) error {
 		return errorf(CodeInvalidParams, "%v (the policy is from %s)", err, origin)
 	}
 	cfg.Agent.ApprovalPolicy = policy
+	return nil
+}
+
+// CheckPrompter refuses a prompt (scv/turn/start, one queued behind a
+// running turn, a queued prompt's edit, scv/turn/steer, ACP session/prompt
+// through a daemon) from a connection whose flags would not hold for the
+// turn it causes: an --approval stricter in some tool class than s's
+// ceiling, or --no-tools while s offers tools. The flags of a window that
+// attaches to a live session do not change it (its policy is the choice of
+// whoever started it), so the stricter window may watch it and answer its
+// approvals, but must not cause a tool to run looser than it asked.
+func (s *Session) CheckPrompter(flags config.Overrides) error {
+	s.mu.Lock()
+	policy, toolsOn := s.cfg.Agent.ApprovalPolicy, s.cfg.Tools.Enabled
+	s.mu.Unlock()
+	if b := ceiling.FlagBound(flags.ApprovalPolicy, flagsOfPrompter); !s.ceiling.Covers(b) {
+		return errorf(CodeInvalidParams,
+			"this window's --approval=%s is stricter than live session %s, whose policy is %q under the approval ceiling %s: "+
+				"a window's flags do not change a session another window started, so its prompts would run looser than the flag; "+
+				"start a new session from this window, or prompt this one from a window without --approval=%s",
+			flags.ApprovalPolicy, s.id, policy, s.ceiling.Describe(), flags.ApprovalPolicy)
+	}
+	if flags.NoTools != nil && *flags.NoTools && toolsOn {
+		return errorf(CodeInvalidParams,
+			"this window's --no-tools does not hold for live session %s, which offers tools (policy %q): "+
+				"a window's flags do not change a session another window started; "+
+				"start a new session from this window, or prompt this one from a window without --no-tools",
+			s.id, policy)
+	}
 	return nil
 }
