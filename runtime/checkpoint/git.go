@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -116,10 +117,21 @@ func (g git) env() []string {
 	return env
 }
 
+// gitPipeWait is how long a git's output is read after the git was
+// killed: a process it started that still holds the pipe must not keep
+// the caller waiting.
+const gitPipeWait = time.Second
+
+// command is git with args, killed with every process it started (its
+// process group) when ctx ends: the caller's (a session closing, the
+// process shutting down) or MaxGitWait.
 func (g git) command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "git", append(append([]string(nil), gitConfig...), args...)...)
 	cmd.Env = g.env()
 	cmd.Dir = g.work
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = gitPipeWait
 	return cmd
 }
 
@@ -132,6 +144,17 @@ func (g git) run(ctx context.Context, stdin io.Reader, args ...string) ([]byte, 
 // output is run that also returns what git said on stderr when it
 // succeeded (warnings).
 func (g git) output(ctx context.Context, stdin io.Reader, args ...string) (stdout, stderr []byte, err error) {
+	var out bytes.Buffer
+	stderr, err = g.stream(ctx, stdin, &out, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out.Bytes(), stderr, nil
+}
+
+// stream runs git with its stdout written to out, bounded by MaxGitWait,
+// and returns what it said on stderr.
+func (g git) stream(ctx context.Context, stdin io.Reader, out io.Writer, args ...string) ([]byte, error) {
 	wait := g.maxWait
 	if wait == 0 {
 		wait = MaxGitWait
@@ -140,15 +163,15 @@ func (g git) output(ctx context.Context, stdin io.Reader, args ...string) (stdou
 	defer cancel()
 	cmd := g.command(bounded, args...)
 	cmd.Stdin = stdin
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
+	var errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = out, &errOut
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() == nil && bounded.Err() != nil {
-			return nil, nil, fmt.Errorf("git %s did not finish within %v and was stopped (a named pipe called .gitignore or .gitattributes in the workspace, or a stalled file system, keeps git waiting): %w", args[0], wait, err)
+			return nil, fmt.Errorf("git %s did not finish within %v and was stopped (a named pipe called .gitignore or .gitattributes in the workspace, or a stalled file system, keeps git waiting): %w", args[0], wait, err)
 		}
-		return nil, nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(errOut.String()))
+		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(errOut.String()))
 	}
-	return out.Bytes(), errOut.Bytes(), nil
+	return errOut.Bytes(), nil
 }
 
 // withIndex is g using a separate index file.

@@ -303,9 +303,7 @@ func (r *Repo) writeTemp(ctx context.Context, d *os.Root, tmp string, want Entry
 	if err != nil {
 		return err
 	}
-	cmd := r.g.command(ctx, "cat-file", "blob", want.Hash)
-	cmd.Stdout = f
-	runErr := cmd.Run()
+	_, runErr := r.g.stream(ctx, nil, f, "cat-file", "blob", want.Hash)
 	syncErr := f.Sync()
 	chmodErr := f.Chmod(perm) // the umask may have narrowed it
 	return errors.Join(runErr, syncErr, chmodErr, f.Close())
