@@ -347,6 +347,8 @@ func (s *Session) close() {
 	s.cancel()
 	if s.active == nil && s.ckpt.settling == nil {
 		s.finishCloseLocked()
+	} else {
+		s.ckpt.stopTimer = time.AfterFunc(checkpointCloseGrace, s.ckpt.stop)
 	}
 	// With a turn running, its terminal event goes out first and the turn
 	// finishes the close (see endTurn); with a turn's checkpoint still
@@ -361,6 +363,10 @@ func (s *Session) finishCloseLocked() {
 	// The lock on the file goes first: a client told the session closed
 	// may load it again at once.
 	s.closeDiskLocked()
+	if s.ckpt.stopTimer != nil {
+		s.ckpt.stopTimer.Stop()
+	}
+	s.ckpt.stop()
 	_ = s.emitLocked(SessionClosed{})
 	s.subs, s.subList = map[Subscriber]struct{}{}, nil
 	close(s.closeDone)
