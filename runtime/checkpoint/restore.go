@@ -3,6 +3,8 @@ package checkpoint
 import (
 	"cmp"
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -271,7 +273,7 @@ func (r *Repo) restore(ctx context.Context, w *workTree, t Target) error {
 			return err
 		}
 	}
-	tmp := "." + name + ".scv-revert"
+	tmp := tempName(name)
 	if err := r.writeTemp(ctx, d, tmp, *t.Want); err != nil {
 		d.Remove(tmp)
 		return err
@@ -281,6 +283,16 @@ func (r *Repo) restore(ctx context.Context, w *workTree, t Target) error {
 		return err
 	}
 	return nil
+}
+
+// tempName is the temporary file a revert writes name's content to
+// before renaming it over name. It is the same for the same name, so a
+// revert run again after one killed half way replaces its leftover, and
+// short whatever name's length: a name of the longest a file system
+// allows leaves no room for a prefix and a suffix.
+func tempName(name string) string {
+	sum := sha1.Sum([]byte(name))
+	return ".scv-revert-" + hex.EncodeToString(sum[:8])
 }
 
 // writeTemp writes want as tmp in d.

@@ -297,3 +297,21 @@ func TestAFileThatCannotBeWrittenMidRevertIsAConflictAndTheRestGoOn(t *testing.T
 		t.Errorf("z/a.txt = %q", s)
 	}
 }
+
+// A file whose name is as long as the file system allows (255 bytes) is
+// restored: the temporary file written beside it must fit too.
+func TestRevertAFileWithTheLongestName(t *testing.T) {
+	f := newFixture(t)
+	name := "dir/" + strings.Repeat("n", 251) + ".txt"
+	f.write(name, "one\n")
+	f.turn("t1", nil, func() { f.write(name, "two\n") })
+	if out := f.revert(false, "t1"); len(out.Reverted) != 1 || len(out.Conflicts) != 0 {
+		t.Fatalf("revert = %+v", out)
+	}
+	if s, _ := f.read(name); s != "one\n" {
+		t.Fatalf("%s = %q", name, s)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(f.ws, "dir")); len(ents) != 1 {
+		t.Fatalf("dir holds %v; want the file alone", ents)
+	}
+}
