@@ -112,6 +112,41 @@ func (w *workTree) changedAt(path string) (time.Time, error) {
 	return changeTime(info), nil
 }
 
+// splitPresent sorts paths of the workspace work into those where git
+// finds a file to store (a regular file or a symlink, with no symlink on
+// the way: git refuses a path beyond one, which would fail the whole
+// command) and the others, where git stores none.
+func splitPresent(work string, paths []string) (present, absent []string, err error) {
+	if len(paths) == 0 {
+		return nil, nil, nil
+	}
+	w, err := openWorkTree(work)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer w.Close()
+	for _, p := range paths {
+		if w.holdsFile(p) {
+			present = append(present, p)
+		} else {
+			absent = append(absent, p)
+		}
+	}
+	return present, absent, nil
+}
+
+// holdsFile reports whether path is a regular file or a symlink reached
+// through directories only.
+func (w *workTree) holdsFile(path string) bool {
+	d, name, err := w.parent(path, false)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	info, err := d.Lstat(name)
+	return err == nil && (info.Mode().IsRegular() || info.Mode()&fs.ModeSymlink != 0)
+}
+
 // look reports what path holds now, hashed as git hashes a blob.
 func (w *workTree) look(path string) onDisk {
 	now, _ := w.read(path, false)

@@ -93,13 +93,9 @@ func (r *Repo) Extend(ctx context.Context, base string, paths []string) (string,
 	if _, err := g.run(ctx, nil, "read-tree", base); err != nil {
 		return "", err
 	}
-	var present, absent []string
-	for _, p := range paths {
-		if info, err := os.Lstat(filepath.Join(r.g.work, p)); err == nil && !info.IsDir() {
-			present = append(present, p)
-		} else {
-			absent = append(absent, p)
-		}
+	present, absent, err := splitPresent(r.g.work, paths)
+	if err != nil {
+		return "", err
 	}
 	if len(present) > 0 {
 		if _, err := g.run(ctx, nil, append([]string{"add", "-f", "--"}, present...)...); err != nil {

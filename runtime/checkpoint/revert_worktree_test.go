@@ -315,3 +315,40 @@ func TestRevertAFileWithTheLongestName(t *testing.T) {
 		t.Fatalf("dir holds %v; want the file alone", ents)
 	}
 }
+
+// A file tool's path that a later command of the turn put beyond a
+// symlink (a package manager replacing a directory with a link, as pnpm
+// does) is no file at the turn's end, as git sees it: the turn's other
+// changes are still kept, and its undo puts the directory back. The same
+// for a file the user's repository tracks there.
+func TestAPathPutBeyondASymlinkMidTurnKeepsTheTurnsChanges(t *testing.T) {
+	f := newFixture(t)
+	f.write(".gitignore", "d/\n")
+	f.write("d/a.txt", "one\n")
+	f.write("d/tracked.txt", "tracked\n")
+	f.write("e/a.txt", "elsewhere\n")
+	f.write("e/tracked.txt", "elsewhere\n")
+	f.write("b.txt", "b\n")
+	userGit(t, f.ws, "init", "-q")
+	userGit(t, f.ws, "add", "-f", "d/tracked.txt")
+	changes := f.turn("t1", []string{"d/a.txt"}, func() {
+		f.write("d/a.txt", "two\n")
+		f.write("b.txt", "changed\n")
+		f.swapForSymlink("d", "d.away", "e")
+	})
+	got := map[string]bool{}
+	for _, c := range changes {
+		got[c.Path] = true
+	}
+	if !got["b.txt"] || !got["d/a.txt"] || !got["d/tracked.txt"] {
+		t.Fatalf("changes = %+v", changes)
+	}
+	if out := f.revert(false, "t1"); len(out.Conflicts) != 0 {
+		t.Fatalf("revert = %+v", out)
+	}
+	for path, want := range map[string]string{"b.txt": "b\n", "d/a.txt": "one\n", "d/tracked.txt": "tracked\n", "e/a.txt": "elsewhere\n"} {
+		if s, _ := f.read(path); s != want {
+			t.Errorf("%s = %q; want %q", path, s, want)
+		}
+	}
+}

@@ -105,20 +105,15 @@ func (r *Repo) removeFromIndex(ctx context.Context, paths []string) error {
 // that are in the workspace now. Once added, git add finds them unchanged
 // by their stat data.
 func (r *Repo) addUserTracked(ctx context.Context) error {
-	var present []string
-	for _, p := range r.user.extra {
-		if info, err := os.Lstat(filepath.Join(r.g.work, p)); err == nil && (info.Mode().IsRegular() || info.Mode()&os.ModeSymlink != 0) {
-			present = append(present, p)
-		}
-	}
-	if len(present) == 0 {
-		return nil
+	present, _, err := splitPresent(r.g.work, r.user.extra)
+	if err != nil || len(present) == 0 {
+		return err
 	}
 	// update-index takes each path as a name (git add would match every
 	// one as a pathspec against every entry: quadratic in a committed
 	// dependency tree), hashes only those whose stat data changed, and
 	// writes the index only if every path could be read.
-	_, err := r.g.run(ctx, nulList(present), "update-index", "--add", "-z", "--stdin")
+	_, err = r.g.run(ctx, nulList(present), "update-index", "--add", "-z", "--stdin")
 	return err
 }
 
