@@ -80,7 +80,8 @@ func (r *Repo) PendingBytes(ctx context.Context) (int64, error) {
 // Extend returns base with paths set to their content on disk now (or
 // removed when absent), ignored or not: a file tool's target is covered
 // even where .gitignore, or a workspace too large to snapshot, leaves it
-// out of Snapshot.
+// out of Snapshot. A path git could not store is left out, and the error
+// says which, with the tree of the others.
 func (r *Repo) Extend(ctx context.Context, base string, paths []string) (string, error) {
 	if len(paths) == 0 {
 		return base, nil
@@ -97,9 +98,13 @@ func (r *Repo) Extend(ctx context.Context, base string, paths []string) (string,
 	if err != nil {
 		return "", err
 	}
+	var addErr error
 	if len(present) > 0 {
-		if _, err := g.run(ctx, nil, append([]string{"add", "-f", "--"}, present...)...); err != nil {
-			return "", err
+		// A file git cannot store (a name it refuses such as git~1 or
+		// .GIT, a file it cannot read) is left out, not the others.
+		_, addErr = g.run(ctx, nil, append([]string{"add", "-f", "--ignore-errors", "--"}, present...)...)
+		if fatal(addErr) {
+			return "", addErr
 		}
 	}
 	if len(absent) > 0 {
@@ -109,9 +114,9 @@ func (r *Repo) Extend(ctx context.Context, base string, paths []string) (string,
 	}
 	out, err := g.run(ctx, nil, "write-tree")
 	if err != nil {
-		return "", err
+		return "", errors.Join(addErr, err)
 	}
-	return strings.TrimSpace(string(out)), nil
+	return strings.TrimSpace(string(out)), addErr
 }
 
 // Entry is a file in a tree.

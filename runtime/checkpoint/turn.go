@@ -70,11 +70,14 @@ func (t *Turn) Touch(ctx context.Context, path string) error {
 		return nil
 	}
 	tree, err := t.repo.Extend(ctx, t.before, []string{path})
-	if err != nil {
+	if tree == "" {
 		return fmt.Errorf("checkpoint %s: %w", path, err)
 	}
 	t.before = tree
 	t.forced = append(t.forced, path)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
 	return nil
 }
 
@@ -89,8 +92,10 @@ func (t *Turn) Finish(ctx context.Context) ([]Change, error) {
 		}
 		after = tree
 	}
+	// A forced path git cannot store has no undo (Touch said so of one
+	// that was there before); the others are still the turn's changes.
 	after, err := t.repo.Extend(ctx, after, t.forced)
-	if err != nil {
+	if after == "" {
 		return nil, fmt.Errorf("checkpoint after turn %s: %w", t.id, err)
 	}
 	changes, err := t.repo.Changes(ctx, t.before, after)
