@@ -18,10 +18,12 @@ package checkpoint
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -167,11 +169,32 @@ func (g git) stream(ctx context.Context, stdin io.Reader, out io.Writer, args ..
 	cmd.Stdout, cmd.Stderr = out, &errOut
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() == nil && bounded.Err() != nil {
-			return nil, fmt.Errorf("git %s did not finish within %v and was stopped (a named pipe called .gitignore or .gitattributes in the workspace, or a stalled file system, keeps git waiting): %w", args[0], wait, err)
+			return nil, fmt.Errorf("git %s did not finish within %v and was stopped (a named pipe called .gitignore or .gitattributes in the workspace, or a stalled file system, keeps git waiting): %w (%w)", args[0], wait, err, errStopped)
+		}
+		if bounded.Err() != nil {
+			return nil, fmt.Errorf("git %s: %w (%w)", args[0], err, errStopped)
 		}
 		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(errOut.String()))
 	}
 	return errOut.Bytes(), nil
+}
+
+// errStopped is in the error of a git killed before it finished (at
+// MaxGitWait, or as its caller stopped): it may have left its lock files.
+var errStopped = errors.New("stopped")
+
+// releaseIndex removes the lock of g's index that a stopped git left, so
+// the next command can take it; err is the command's. The caller holds
+// Repo.mu, so no live git holds that lock.
+func (g git) releaseIndex(err error) {
+	if !errors.Is(err, errStopped) {
+		return
+	}
+	index := g.index
+	if index == "" {
+		index = filepath.Join(g.gitDir, "index")
+	}
+	os.Remove(index + ".lock")
 }
 
 // withIndex is g using a separate index file.

@@ -68,3 +68,24 @@ func TestAGitStoppedAtItsBoundTakesItsChildrenWithIt(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// A git stopped at its bound leaves no lock behind: once the named pipe
+// that held it is gone, the session's next snapshot succeeds.
+func TestASnapshotAfterAGitStoppedAtItsBoundSucceeds(t *testing.T) {
+	f := newFixture(t)
+	f.repo.g.maxWait = time.Second // the default is minutes
+	f.write("a.txt", "one\n")
+	fifo := filepath.Join(f.ws, ".gitignore")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if tree, err := f.repo.Snapshot(context.Background()); tree != "" || err == nil {
+		t.Fatalf("snapshot = %q, %v; want it stopped at its bound", tree, err)
+	}
+	if err := os.Remove(fifo); err != nil {
+		t.Fatal(err)
+	}
+	if tree, err := f.repo.Snapshot(context.Background()); tree == "" || err != nil {
+		t.Fatalf("the snapshot after = %q, %v", tree, err)
+	}
+}

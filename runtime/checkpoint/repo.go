@@ -82,7 +82,7 @@ func (r *Repo) PendingBytes(ctx context.Context) (int64, error) {
 // even where .gitignore, or a workspace too large to snapshot, leaves it
 // out of Snapshot. A path git could not store is left out, and the error
 // says which, with the tree of the others.
-func (r *Repo) Extend(ctx context.Context, base string, paths []string) (string, error) {
+func (r *Repo) Extend(ctx context.Context, base string, paths []string) (tree string, err error) {
 	if len(paths) == 0 {
 		return base, nil
 	}
@@ -91,6 +91,7 @@ func (r *Repo) Extend(ctx context.Context, base string, paths []string) (string,
 	idx := filepath.Join(r.g.gitDir, "index.extend")
 	defer os.Remove(idx)
 	g := r.g.withIndex(idx)
+	defer func() { g.releaseIndex(err) }()
 	if _, err := g.run(ctx, nil, "read-tree", base); err != nil {
 		return "", err
 	}

@@ -34,9 +34,10 @@ import (
 // be read is left out rather than failing the snapshot; the error says
 // which. When git could not update the index at all, there is no tree:
 // the index's would be an older snapshot's.
-func (r *Repo) Snapshot(ctx context.Context) (string, error) {
+func (r *Repo) Snapshot(ctx context.Context) (tree string, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	defer func() { r.g.releaseIndex(err) }()
 	_, warned, addErr := r.g.output(ctx, nil, "add", "-A", "--ignore-errors", "--", ".")
 	if fatal(addErr) {
 		return "", addErr
