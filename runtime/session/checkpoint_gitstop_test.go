@@ -11,8 +11,8 @@ import (
 )
 
 // gitChildren lists the pids of the git processes this test process
-// started that are still there.
-func gitChildren(t *testing.T) []int {
+// started in workspace ws that are still there.
+func gitChildren(t *testing.T, ws string) []int {
 	t.Helper()
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
@@ -36,7 +36,10 @@ func gitChildren(t *testing.T) []int {
 			continue
 		}
 		fields := strings.Fields(s[end+1:])
-		if s[open+1:end] == "git" && len(fields) > 1 && fields[1] == me && fields[0] != "Z" {
+		if s[open+1:end] != "git" || len(fields) < 2 || fields[1] != me || fields[0] == "Z" {
+			continue
+		}
+		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == ws {
 			pids = append(pids, pid)
 		}
 	}
@@ -56,7 +59,7 @@ func hangSnapshot(t *testing.T, r *ckptRig) {
 		}
 	})
 	r.turn(1, "make a pipe", call("c1", "shell", map[string]any{"command": "mkfifo .gitignore"}))
-	for len(gitChildren(t)) == 0 {
+	for len(gitChildren(t, r.ws)) == 0 {
 		time.Sleep(time.Millisecond) // polling a condition: the git has started
 	}
 }
@@ -67,7 +70,7 @@ func TestShutdownStopsACheckpointGitThatHangs(t *testing.T) {
 	r := newCkptRig(t, "")
 	hangSnapshot(t, r)
 	r.m.Shutdown()
-	if left := gitChildren(t); len(left) > 0 {
+	if left := gitChildren(t, r.ws); len(left) > 0 {
 		t.Fatalf("git processes %v are still running after Shutdown returned", left)
 	}
 	r.rec.waitFor(t, TurnChanges{}, 1) // the changes still go out, empty
@@ -83,7 +86,7 @@ func TestClosingStopsACheckpointGitThatHangs(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.rec.waitFor(t, SessionClosed{}, 1)
-	if left := gitChildren(t); len(left) > 0 {
+	if left := gitChildren(t, r.ws); len(left) > 0 {
 		t.Fatalf("git processes %v are still running after the session closed", left)
 	}
 	r.rec.waitFor(t, TurnChanges{}, 1)
