@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,7 +22,15 @@ type Turn struct {
 	// toolsDone is when the turn's last tool that may change files ended
 	// (see late.go).
 	toolsDone time.Time
+	// leftOut says what a snapshot of the turn left out (files it could
+	// not read, the user's index it could not list): their changes have
+	// no undo. The snapshot itself succeeded.
+	leftOut error
 }
+
+// LeftOut says what the turn's checkpoint left out, nil when nothing:
+// the caller logs it.
+func (t *Turn) LeftOut() error { return t.leftOut }
 
 // Begin takes turn id's checkpoint: a whole snapshot when whole is set,
 // else an empty one that Touch fills path by path.
@@ -35,7 +44,7 @@ func (r *Repo) Begin(ctx context.Context, id string, whole bool) (*Turn, error) 
 		if tree == "" {
 			return nil, fmt.Errorf("checkpoint before turn %s: %w", id, err)
 		}
-		t.before = tree
+		t.before, t.leftOut = tree, err
 	}
 	return t, nil
 }
@@ -90,7 +99,7 @@ func (t *Turn) Finish(ctx context.Context) ([]Change, error) {
 		if tree == "" {
 			return nil, fmt.Errorf("checkpoint after turn %s: %w", t.id, err)
 		}
-		after = tree
+		after, t.leftOut = tree, errors.Join(t.leftOut, err)
 	}
 	// A forced path git cannot store has no undo (Touch said so of one
 	// that was there before); the others are still the turn's changes.
@@ -98,6 +107,7 @@ func (t *Turn) Finish(ctx context.Context) ([]Change, error) {
 	if after == "" {
 		return nil, fmt.Errorf("checkpoint after turn %s: %w", t.id, err)
 	}
+	t.leftOut = errors.Join(t.leftOut, err)
 	changes, err := t.repo.Changes(ctx, t.before, after)
 	if err != nil || len(changes) == 0 {
 		return nil, err

@@ -1,10 +1,12 @@
 package session
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -90,4 +92,47 @@ func TestClosingStopsACheckpointGitThatHangs(t *testing.T) {
 		t.Fatalf("git processes %v are still running after the session closed", left)
 	}
 	r.rec.waitFor(t, TurnChanges{}, 1)
+}
+
+// syncBuffer is a log sink safe for the session's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// A turn whose checkpoint had to leave files out (here: the user's index,
+// which says which ignored files the user tracks, cannot be read) still
+// keeps the rest, and the server log says what was left out: a shell
+// change to those files cannot be undone, and someone must be able to
+// learn why.
+func TestACheckpointThatLeftFilesOutSaysSoInTheLog(t *testing.T) {
+	r := newCkptRig(t, "")
+	var log syncBuffer
+	r.s.log = slog.New(slog.NewTextHandler(&log, nil))
+	if err := os.MkdirAll(filepath.Join(r.ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(r.ws, ".git", "index"), []byte("not an index"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.turn(1, "write", call("c1", "shell", map[string]any{"command": "echo two > a.txt"}))
+	changes := r.rec.waitFor(t, TurnChanges{}, 1)
+	if files, _ := changes["files"].([]any); len(files) != 1 {
+		t.Fatalf("changes = %v; want a.txt", changes)
+	}
+	if !strings.Contains(log.String(), "read the files your repository tracks") {
+		t.Fatalf("the log does not say what the checkpoint left out:\n%s", log.String())
+	}
 }

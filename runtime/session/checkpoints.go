@@ -218,6 +218,9 @@ func (s *Session) finishCheckpoint(t *turn, settled chan struct{}) {
 		s.logger().Warn("the turn's checkpoint could not be finished", "session", s.id, "turn", t.id, "err", err)
 		return
 	}
+	if err := t.ckpt.LeftOut(); err != nil {
+		s.logger().Warn("the turn's checkpoint left files out: their changes cannot be undone", "session", s.id, "turn", t.id, "err", err)
+	}
 	for _, c := range changes {
 		ev.Files = append(ev.Files, FileStat{Path: c.Path, Added: c.Added, Removed: c.Removed, Binary: c.Binary})
 	}
