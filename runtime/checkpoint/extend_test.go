@@ -43,3 +43,20 @@ func TestANameGitRefusesLeavesTheTurnsOtherChangesUndoable(t *testing.T) {
 		}
 	}
 }
+
+// A file tool creating a file a .gitignore pattern matches (.env) is the
+// turn's change like any other: listed, and removed by its undo.
+func TestAnIgnoredFileAFileToolCreatesIsUndone(t *testing.T) {
+	f := newFixture(t)
+	f.write(".gitignore", "*.env\n")
+	changes := f.turn("t1", []string{"new.env"}, func() { f.write("new.env", "KEY=x\n") })
+	if len(changes) != 1 || changes[0].Path != "new.env" {
+		t.Fatalf("changes = %+v; want new.env", changes)
+	}
+	if out := f.revert(false, "t1"); len(out.Reverted) != 1 || len(out.Conflicts) != 0 {
+		t.Fatalf("revert = %+v", out)
+	}
+	if _, there := f.read("new.env"); there {
+		t.Fatal("new.env is still there after its turn was undone")
+	}
+}

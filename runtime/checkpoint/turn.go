@@ -17,7 +17,7 @@ type Turn struct {
 	id     string
 	before string
 	known  map[string]bool // paths in before; nil until a file tool needs it
-	forced []string        // paths Extend added: the after tree needs them too
+	forced []string        // file tools' paths the snapshots may leave out: the after takes them by name
 	whole  bool            // before is a whole snapshot, so shell changes are covered
 	// toolsDone is when the turn's last tool that may change files ended
 	// (see late.go).
@@ -72,9 +72,9 @@ func (t *Turn) Touch(ctx context.Context, path string) error {
 	}
 	t.known[path] = true
 	if _, err := os.Lstat(filepath.Join(t.repo.g.work, path)); err != nil {
-		if t.whole {
-			return nil // absent before: the turn creates it
-		}
+		// Absent before: the turn creates it. The after snapshot would
+		// leave it out where a .gitignore pattern matches it, so it is
+		// added by name, as are the others.
 		t.forced = append(t.forced, path)
 		return nil
 	}
