@@ -89,3 +89,37 @@ func TestASnapshotAfterAGitStoppedAtItsBoundSucceeds(t *testing.T) {
 		t.Fatalf("the snapshot after = %q, %v", tree, err)
 	}
 }
+
+// scv run in the home directory has its own checkpoints inside the
+// workspace (~/.scv/checkpoints): a model allowed only to write files
+// rewrites the shadow repository's info/attributes and config to name a
+// clean filter. No later snapshot runs it.
+func TestAWorkspaceHoldingTheCheckpointsCannotMakeThemRunAFilter(t *testing.T) {
+	ws := t.TempDir()
+	root := NewRoot(filepath.Join(ws, ".scv", "checkpoints"), 0)
+	repo, err := root.Open(context.Background(), "s1", ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{t, ws, root, repo}
+	marker := filepath.Join(t.TempDir(), "ran")
+	f.write("a.txt", "one\n")
+	gitDir := filepath.Join(".scv", "checkpoints", "s1", gitDirName)
+	for _, attrs := range []func(path string){
+		func(path string) { f.write(path, "* filter=evil\n") },
+		func(path string) { // a named pipe would hold the snapshot too
+			os.Remove(filepath.Join(ws, path))
+			if err := syscall.Mkfifo(filepath.Join(ws, path), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		},
+	} {
+		f.turn("t1", nil, func() {
+			attrs(filepath.Join(gitDir, "info", "attributes"))
+			config, _ := os.ReadFile(filepath.Join(ws, gitDir, "config"))
+			f.write(filepath.Join(gitDir, "config"), string(config)+"[filter \"evil\"]\n\tclean = "+trap(marker)+"\n")
+		})
+		f.turn("t2", nil, func() { f.write("a.txt", "two\n") })
+		assertNotRun(t, marker)
+	}
+}

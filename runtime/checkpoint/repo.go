@@ -92,6 +92,9 @@ func (r *Repo) Extend(ctx context.Context, base string, paths []string) (tree st
 	defer os.Remove(idx)
 	g := r.g.withIndex(idx)
 	defer func() { g.releaseIndex(err) }()
+	if err := pinAttributes(r.g.gitDir); err != nil {
+		return "", err
+	}
 	if _, err := g.run(ctx, nil, "read-tree", base); err != nil {
 		return "", err
 	}

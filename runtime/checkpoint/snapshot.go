@@ -38,6 +38,9 @@ func (r *Repo) Snapshot(ctx context.Context) (tree string, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	defer func() { r.g.releaseIndex(err) }()
+	if err := pinAttributes(r.g.gitDir); err != nil {
+		return "", err
+	}
 	_, warned, addErr := r.g.output(ctx, nil, "add", "-A", "--ignore-errors", "--", ".")
 	if fatal(addErr) {
 		return "", addErr
