@@ -123,3 +123,37 @@ func TestAWorkspaceHoldingTheCheckpointsCannotMakeThemRunAFilter(t *testing.T) {
 		assertNotRun(t, marker)
 	}
 }
+
+// scv run in the home directory: scv's own home (the checkpoints, the
+// session logs) is inside the workspace but never in a snapshot, so a
+// turn's changes are the user's files only and its undo never rewrites
+// the checkpoints it reads from, not even a path a file tool wrote there.
+func TestScvsHomeInsideTheWorkspaceIsNeverSnapshotted(t *testing.T) {
+	ws := t.TempDir()
+	home := filepath.Join(ws, ".scv")
+	root := NewRoot(filepath.Join(home, "checkpoints"), 0).KeepOut(home)
+	repo, err := root.Open(context.Background(), "s1", ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{t, ws, root, repo}
+	f.write("a.txt", "one\n")
+	f.write(".scv/sessions/s1.jsonl", "{}\n")
+	f.turn("t1", nil, func() { f.write("a.txt", "two\n") })
+	changes := f.turn("t2", []string{".scv/sessions/s1.jsonl"}, func() {
+		f.write("a.txt", "three\n")
+		f.write(".scv/sessions/s1.jsonl", "{}\n{}\n")
+	})
+	if len(changes) != 1 || changes[0].Path != "a.txt" {
+		t.Fatalf("%d changes (%.200v); want a.txt alone", len(changes), changes)
+	}
+	if out := f.revert(false, "t1", "t2"); len(out.Reverted) != 1 || len(out.Conflicts) != 0 {
+		t.Fatalf("revert = %.300v", out)
+	}
+	if s, _ := f.read("a.txt"); s != "one\n" {
+		t.Errorf("a.txt = %q", s)
+	}
+	if s, _ := f.read(".scv/sessions/s1.jsonl"); s != "{}\n{}\n" {
+		t.Errorf("the session log = %q", s)
+	}
+}

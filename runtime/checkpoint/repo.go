@@ -24,19 +24,24 @@ type Repo struct {
 	mu  sync.Mutex // one index writer at a time
 	// user is what the user's own repository tracks; guarded by mu.
 	user userIndex
+	// keepOut are the directories of the workspace no snapshot holds
+	// (keepout.go), slash-separated; exclude lists them for git.
+	keepOut []string
+	exclude string
 }
 
 // gitDirName is the shadow git directory inside a session's directory.
 const gitDirName = "git"
 
 // open returns the repository in dir for workspace, creating it when absent.
-func open(ctx context.Context, dir, workspace string) (*Repo, error) {
+func open(ctx context.Context, dir, workspace string, keepOut []string) (*Repo, error) {
 	r := &Repo{dir: dir, g: git{gitDir: filepath.Join(dir, gitDirName), work: workspace}}
+	r.keepOut, r.exclude = keptOutOf(workspace, keepOut)
 	if _, err := os.Stat(filepath.Join(r.g.gitDir, "HEAD")); err == nil {
 		if err := clearStaleLocks(r.g.gitDir); err != nil {
 			return nil, err
 		}
-		if err := pinAttributes(r.g.gitDir); err != nil {
+		if err := r.pinInfo(); err != nil {
 			return nil, err
 		}
 		// An index written before nested repositories were left out may
@@ -50,7 +55,7 @@ func open(ctx context.Context, dir, workspace string) (*Repo, error) {
 	if _, err := r.g.run(ctx, nil, "init", "-q"); err != nil {
 		return nil, fmt.Errorf("create checkpoint repository in %s: %w", dir, err)
 	}
-	return r, pinAttributes(r.g.gitDir)
+	return r, r.pinInfo()
 }
 
 // Fresh reports whether no snapshot was taken yet (the index is absent):
@@ -92,13 +97,13 @@ func (r *Repo) Extend(ctx context.Context, base string, paths []string) (tree st
 	defer os.Remove(idx)
 	g := r.g.withIndex(idx)
 	defer func() { g.releaseIndex(err) }()
-	if err := pinAttributes(r.g.gitDir); err != nil {
+	if err := r.pinInfo(); err != nil {
 		return "", err
 	}
 	if _, err := g.run(ctx, nil, "read-tree", base); err != nil {
 		return "", err
 	}
-	present, absent, err := splitPresent(r.g.work, paths)
+	present, absent, err := splitPresent(r.g.work, r.withoutKeptOut(paths))
 	if err != nil {
 		return "", err
 	}

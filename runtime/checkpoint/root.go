@@ -27,6 +27,16 @@ const sizeFile = "size"
 type Root struct {
 	dir      string
 	maxBytes int64
+	keepOut  []string // absolute directories no snapshot holds (see KeepOut)
+}
+
+// KeepOut makes snapshots leave dirs out wherever a workspace holds them:
+// scv's home (its checkpoints, its session logs) is inside a workspace
+// when scv runs in the home directory, and a turn's changes, and its undo,
+// must never take in the files scv writes itself.
+func (r *Root) KeepOut(dirs ...string) *Root {
+	r.keepOut = append(r.keepOut, dirs...)
+	return r
 }
 
 // NewRoot returns the checkpoints under dir, bounded by maxBytes.
@@ -53,7 +63,7 @@ func (r *Root) Open(ctx context.Context, session, workspace string) (*Repo, erro
 	if err != nil {
 		return nil, err
 	}
-	return open(ctx, dir, workspace)
+	return open(ctx, dir, workspace, r.keepOut)
 }
 
 // Exists reports whether session has checkpoints.

@@ -38,7 +38,7 @@ func (r *Repo) Snapshot(ctx context.Context) (tree string, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	defer func() { r.g.releaseIndex(err) }()
-	if err := pinAttributes(r.g.gitDir); err != nil {
+	if err := r.pinInfo(); err != nil {
 		return "", err
 	}
 	_, warned, addErr := r.g.output(ctx, nil, "add", "-A", "--ignore-errors", "--", ".")
@@ -109,7 +109,7 @@ func (r *Repo) removeFromIndex(ctx context.Context, paths []string) error {
 // that are in the workspace now. Once added, git add finds them unchanged
 // by their stat data.
 func (r *Repo) addUserTracked(ctx context.Context) error {
-	present, _, err := splitPresent(r.g.work, r.user.extra)
+	present, _, err := splitPresent(r.g.work, r.withoutKeptOut(r.user.extra))
 	if err != nil || len(present) == 0 {
 		return err
 	}

@@ -253,7 +253,7 @@ func (r *Repo) Plan(ctx context.Context, ids []string) ([]Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range paths {
+		for _, p := range r.withoutKeptOut(paths) {
 			t, seen := byPath[p]
 			if !seen {
 				t = &Target{Path: p, Want: entryPtr(was, p)}

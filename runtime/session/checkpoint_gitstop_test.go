@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -134,5 +135,20 @@ func TestACheckpointThatLeftFilesOutSaysSoInTheLog(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "read the files your repository tracks") {
 		t.Fatalf("the log does not say what the checkpoint left out:\n%s", log.String())
+	}
+}
+
+// scv run in the home directory: its home (session logs, checkpoints) is
+// inside the workspace, and a turn's changes are still only the user's
+// files, so its undo never rewrites what scv itself keeps.
+func TestScvsHomeInTheWorkspaceIsNotATurnsChange(t *testing.T) {
+	ws := t.TempDir()
+	r := newCkptRigAt(t, filepath.Join(ws, ".scv"), ws, "")
+	r.put("a.txt", "one\n")
+	r.turn(1, "first", call("c1", "shell", map[string]any{"command": "echo two > a.txt"}))
+	r.turn(2, "second", call("c2", "shell", map[string]any{"command": "echo three > a.txt"}))
+	changes := r.rec.waitFor(t, TurnChanges{}, 2)
+	if files, _ := changes["files"].([]any); len(files) != 1 || !strings.Contains(fmt.Sprint(files[0]), "a.txt") {
+		t.Fatalf("the second turn's changes = %.500v; want a.txt alone", changes["files"])
 	}
 }

@@ -317,7 +317,8 @@ func (m *Manager) checkpointRoot(cfg config.Config) (*checkpoint.Root, int) {
 	if !cfg.Checkpoints.Enabled || m.opts.Home == "" {
 		return nil, 0
 	}
-	return checkpoint.NewRoot(config.CheckpointsDir(m.opts.Home), int64(cfg.Checkpoints.MaxBytes)), cfg.Checkpoints.MaxBytes
+	// scv's home is never in a snapshot, even in a workspace holding it.
+	return checkpoint.NewRoot(config.CheckpointsDir(m.opts.Home), int64(cfg.Checkpoints.MaxBytes)).KeepOut(m.opts.Home), cfg.Checkpoints.MaxBytes
 }
 
 // copyCheckpoints gives a fork the checkpoints of the session it came
