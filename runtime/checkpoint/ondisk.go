@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
@@ -35,7 +36,8 @@ type onDisk struct {
 	kind  kind
 	entry *Entry // regular and symlink: as git would store it
 	// what says what is there, or for blocked what is in the way (a
-	// parent's path and what it is), or for unreadable why.
+	// parent's path and what it is), or for unreadable why; for a regular
+	// file read for a conflict but too large to keep, its size.
 	what string
 }
 
@@ -187,16 +189,27 @@ func (w *workTree) read(path string, keep bool) (onDisk, []byte) {
 	case !mode.IsRegular():
 		return onDisk{kind: special, what: describe(mode)}, nil
 	}
-	data, err := readRegular(d, name, info)
+	tooLarge := keep && info.Size() > MaxConflictReadBytes
+	hash, data, err := readRegular(d, name, info, keep && !tooLarge)
 	if err != nil {
 		return onDisk{kind: unreadable, what: err.Error()}, nil
 	}
-	e := &Entry{Mode: "100644", Hash: blobHash(data)}
+	e := &Entry{Mode: "100644", Hash: hash}
 	if mode&0o111 != 0 {
 		e.Mode = modeExecutable
 	}
-	return onDisk{kind: regular, entry: e}, kept(data, keep)
+	now := onDisk{kind: regular, entry: e}
+	if tooLarge {
+		now.what = strconv.FormatInt(info.Size(), 10) + " bytes"
+	}
+	return now, data
 }
+
+// MaxConflictReadBytes bounds the file a conflict's diff reads whole; a
+// larger one's conflict says its size (a revert hashes any file as it
+// reads it, never holding it: a sparse file of any size takes a moment to
+// make).
+const MaxConflictReadBytes = 4 << 20
 
 func kept(data []byte, keep bool) []byte {
 	if keep {
@@ -205,23 +218,35 @@ func kept(data []byte, keep bool) []byte {
 	return nil
 }
 
-// readRegular reads the regular file name in d that info describes. It
-// opens without waiting (a named pipe swapped in after the Lstat would
-// block the open) and makes sure it read that very file.
-func readRegular(d *os.Root, name string, info fs.FileInfo) ([]byte, error) {
+// readRegular hashes the regular file name in d that info describes as
+// git hashes a blob, as it reads it, and with keep also returns its bytes.
+// It opens without waiting (a named pipe swapped in after the Lstat would
+// block the open) and makes sure it read that very file, whole.
+func readRegular(d *os.Root, name string, info fs.FileInfo, keep bool) (hash string, data []byte, err error) {
 	f, err := d.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	defer f.Close()
-	if now, err := f.Stat(); err != nil || !os.SameFile(info, now) {
-		return nil, errors.New("it changed while being read")
+	now, err := f.Stat()
+	if err != nil || !os.SameFile(info, now) {
+		return "", nil, errors.New("it changed while being read")
 	}
-	data, err := io.ReadAll(f)
+	h := sha1.New()
+	io.WriteString(h, "blob "+strconv.FormatInt(now.Size(), 10)+"\x00")
+	var w io.Writer = h
+	var buf bytes.Buffer
+	if keep {
+		w = io.MultiWriter(h, &buf)
+	}
+	n, err := io.Copy(w, f)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	return data, nil
+	if n != now.Size() {
+		return "", nil, errors.New("it changed while being read")
+	}
+	return hex.EncodeToString(h.Sum(nil)), kept(buf.Bytes(), keep), nil
 }
 
 // blobHash is the id git gives data as a blob.

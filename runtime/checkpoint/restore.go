@@ -220,6 +220,10 @@ func (r *Repo) conflict(ctx context.Context, w *workTree, t Target, why string) 
 	now, data := w.read(t.Path, true)
 	switch now.kind {
 	case regular, symlink:
+		if now.what != "" { // too large to read whole
+			fmt.Fprintf(&note, "# %s is %s now, more than the %d a conflict's diff reads; its content is not shown\n", t.Path, now.what, MaxConflictReadBytes)
+			return Conflict{Path: t.Path, Diff: note.String()}, nil
+		}
 		var err error
 		if cur, err = r.Store(ctx, data); err != nil {
 			return Conflict{}, err
