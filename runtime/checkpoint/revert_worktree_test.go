@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -350,5 +351,29 @@ func TestAPathPutBeyondASymlinkMidTurnKeepsTheTurnsChanges(t *testing.T) {
 		if s, _ := f.read(path); s != want {
 			t.Errorf("%s = %q; want %q", path, s, want)
 		}
+	}
+}
+
+// A file a revert finds changed may be huge (a sparse file a command made
+// in a moment): the revert hashes it as it reads, and a conflict says its
+// size instead of holding its bytes, so the server's memory does not grow
+// with it.
+func TestARevertNeverHoldsAHugeFileInMemory(t *testing.T) {
+	f := newFixture(t)
+	f.write("a.txt", "one\n")
+	f.turn("t1", nil, func() { f.write("a.txt", "two\n") })
+	const size = 256 << 20
+	if err := os.Truncate(filepath.Join(f.ws, "a.txt"), size); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	out := f.revert(false, "t1")
+	runtime.ReadMemStats(&after)
+	if c, ok := conflictOf(out, "a.txt"); !ok || !strings.Contains(c.Diff, "268435456 bytes") {
+		t.Fatalf("revert = %.400v; want a conflict saying the file's size", out)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > size/4 {
+		t.Fatalf("the revert allocated %d bytes for a %d-byte file", grew, size)
 	}
 }
