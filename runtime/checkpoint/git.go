@@ -18,11 +18,14 @@ package checkpoint
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -116,10 +119,21 @@ func (g git) env() []string {
 	return env
 }
 
+// gitPipeWait is how long a git's output is read after the git was
+// killed: a process it started that still holds the pipe must not keep
+// the caller waiting.
+const gitPipeWait = time.Second
+
+// command is git with args, killed with every process it started (its
+// process group) when ctx ends: the caller's (a session closing, the
+// process shutting down) or MaxGitWait.
 func (g git) command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "git", append(append([]string(nil), gitConfig...), args...)...)
 	cmd.Env = g.env()
 	cmd.Dir = g.work
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = gitPipeWait
 	return cmd
 }
 
@@ -132,6 +146,17 @@ func (g git) run(ctx context.Context, stdin io.Reader, args ...string) ([]byte, 
 // output is run that also returns what git said on stderr when it
 // succeeded (warnings).
 func (g git) output(ctx context.Context, stdin io.Reader, args ...string) (stdout, stderr []byte, err error) {
+	var out bytes.Buffer
+	stderr, err = g.stream(ctx, stdin, &out, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out.Bytes(), stderr, nil
+}
+
+// stream runs git with its stdout written to out, bounded by MaxGitWait,
+// and returns what it said on stderr.
+func (g git) stream(ctx context.Context, stdin io.Reader, out io.Writer, args ...string) ([]byte, error) {
 	wait := g.maxWait
 	if wait == 0 {
 		wait = MaxGitWait
@@ -140,15 +165,36 @@ func (g git) output(ctx context.Context, stdin io.Reader, args ...string) (stdou
 	defer cancel()
 	cmd := g.command(bounded, args...)
 	cmd.Stdin = stdin
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
+	var errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = out, &errOut
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() == nil && bounded.Err() != nil {
-			return nil, nil, fmt.Errorf("git %s did not finish within %v and was stopped (a named pipe called .gitignore or .gitattributes in the workspace, or a stalled file system, keeps git waiting): %w", args[0], wait, err)
+			return nil, fmt.Errorf("git %s did not finish within %v and was stopped (a named pipe called .gitignore or .gitattributes in the workspace, or a stalled file system, keeps git waiting): %w (%w)", args[0], wait, err, errStopped)
 		}
-		return nil, nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(errOut.String()))
+		if bounded.Err() != nil {
+			return nil, fmt.Errorf("git %s: %w (%w)", args[0], err, errStopped)
+		}
+		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(errOut.String()))
 	}
-	return out.Bytes(), errOut.Bytes(), nil
+	return errOut.Bytes(), nil
+}
+
+// errStopped is in the error of a git killed before it finished (at
+// MaxGitWait, or as its caller stopped): it may have left its lock files.
+var errStopped = errors.New("stopped")
+
+// releaseIndex removes the lock of g's index that a stopped git left, so
+// the next command can take it; err is the command's. The caller holds
+// Repo.mu, so no live git holds that lock.
+func (g git) releaseIndex(err error) {
+	if !errors.Is(err, errStopped) {
+		return
+	}
+	index := g.index
+	if index == "" {
+		index = filepath.Join(g.gitDir, "index")
+	}
+	os.Remove(index + ".lock")
 }
 
 // withIndex is g using a separate index file.

@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
@@ -37,7 +38,8 @@ type onDisk struct {
 	kind  kind
 	entry *Entry // regular and symlink: as git would store it
 	// what says what is there, or for blocked what is in the way (a
-	// parent's path and what it is), or for unreadable why.
+	// parent's path and what it is), or for unreadable why; for a regular
+	// file read for a conflict but too large to keep, its size.
 	what string
 }
 
@@ -95,6 +97,41 @@ func (w *workTree) changedAt(path string) (time.Time, error) {
 	return changeTime(info), nil
 }
 
+// splitPresent sorts paths of the workspace work into those where git
+// finds a file to store (a regular file or a symlink, with no symlink on
+// the way: git refuses a path beyond one, which would fail the whole
+// command) and the others, where git stores none.
+func splitPresent(work string, paths []string) (present, absent []string, err error) {
+	if len(paths) == 0 {
+		return nil, nil, nil
+	}
+	w, err := openWorkTree(work)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer w.Close()
+	for _, p := range paths {
+		if w.holdsFile(p) {
+			present = append(present, p)
+		} else {
+			absent = append(absent, p)
+		}
+	}
+	return present, absent, nil
+}
+
+// holdsFile reports whether path is a regular file or a symlink reached
+// through directories only.
+func (w *workTree) holdsFile(path string) bool {
+	d, name, err := w.parent(path, false)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	info, err := d.Lstat(name)
+	return err == nil && (info.Mode().IsRegular() || info.Mode()&fs.ModeSymlink != 0)
+}
+
 // look reports what path holds now, hashed as git hashes a blob.
 func (w *workTree) look(path string) onDisk {
 	now, _ := w.read(path, false)
@@ -135,16 +172,27 @@ func (w *workTree) read(path string, keep bool) (onDisk, []byte) {
 	case !mode.IsRegular():
 		return onDisk{kind: special, what: regfile.Describe(mode)}, nil
 	}
-	data, err := readRegular(d, name, info)
+	tooLarge := keep && info.Size() > MaxConflictReadBytes
+	hash, data, err := readRegular(d, name, info, keep && !tooLarge)
 	if err != nil {
 		return onDisk{kind: unreadable, what: err.Error()}, nil
 	}
-	e := &Entry{Mode: "100644", Hash: blobHash(data)}
+	e := &Entry{Mode: "100644", Hash: hash}
 	if mode&0o111 != 0 {
 		e.Mode = modeExecutable
 	}
-	return onDisk{kind: regular, entry: e}, kept(data, keep)
+	now := onDisk{kind: regular, entry: e}
+	if tooLarge {
+		now.what = strconv.FormatInt(info.Size(), 10) + " bytes"
+	}
+	return now, data
 }
+
+// MaxConflictReadBytes bounds the file a conflict's diff reads whole; a
+// larger one's conflict says its size (a revert hashes any file as it
+// reads it, never holding it: a sparse file of any size takes a moment to
+// make).
+const MaxConflictReadBytes = 4 << 20
 
 func kept(data []byte, keep bool) []byte {
 	if keep {
@@ -153,23 +201,35 @@ func kept(data []byte, keep bool) []byte {
 	return nil
 }
 
-// readRegular reads the regular file name in d that info describes. It
-// opens without waiting (a named pipe swapped in after the Lstat would
-// block the open) and makes sure it read that very file.
-func readRegular(d *os.Root, name string, info fs.FileInfo) ([]byte, error) {
+// readRegular hashes the regular file name in d that info describes as
+// git hashes a blob, as it reads it, and with keep also returns its bytes.
+// It opens without waiting (a named pipe swapped in after the Lstat would
+// block the open) and makes sure it read that very file, whole.
+func readRegular(d *os.Root, name string, info fs.FileInfo, keep bool) (hash string, data []byte, err error) {
 	f, err := d.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	defer f.Close()
-	if now, err := f.Stat(); err != nil || !os.SameFile(info, now) {
-		return nil, errors.New("it changed while being read")
+	now, err := f.Stat()
+	if err != nil || !os.SameFile(info, now) {
+		return "", nil, errors.New("it changed while being read")
 	}
-	data, err := io.ReadAll(f)
+	h := sha1.New()
+	io.WriteString(h, "blob "+strconv.FormatInt(now.Size(), 10)+"\x00")
+	var w io.Writer = h
+	var buf bytes.Buffer
+	if keep {
+		w = io.MultiWriter(h, &buf)
+	}
+	n, err := io.Copy(w, f)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	return data, nil
+	if n != now.Size() {
+		return "", nil, errors.New("it changed while being read")
+	}
+	return hex.EncodeToString(h.Sum(nil)), kept(buf.Bytes(), keep), nil
 }
 
 // blobHash is the id git gives data as a blob.

@@ -24,19 +24,24 @@ type Repo struct {
 	mu  sync.Mutex // one index writer at a time
 	// user is what the user's own repository tracks; guarded by mu.
 	user userIndex
+	// keepOut are the directories of the workspace no snapshot holds
+	// (keepout.go), slash-separated; exclude lists them for git.
+	keepOut []string
+	exclude string
 }
 
 // gitDirName is the shadow git directory inside a session's directory.
 const gitDirName = "git"
 
 // open returns the repository in dir for workspace, creating it when absent.
-func open(ctx context.Context, dir, workspace string) (*Repo, error) {
+func open(ctx context.Context, dir, workspace string, keepOut []string) (*Repo, error) {
 	r := &Repo{dir: dir, g: git{gitDir: filepath.Join(dir, gitDirName), work: workspace}}
+	r.keepOut, r.exclude = keptOutOf(workspace, keepOut)
 	if _, err := os.Stat(filepath.Join(r.g.gitDir, "HEAD")); err == nil {
 		if err := clearStaleLocks(r.g.gitDir); err != nil {
 			return nil, err
 		}
-		if err := pinAttributes(r.g.gitDir); err != nil {
+		if err := r.pinInfo(); err != nil {
 			return nil, err
 		}
 		// An index written before nested repositories were left out may
@@ -50,7 +55,7 @@ func open(ctx context.Context, dir, workspace string) (*Repo, error) {
 	if _, err := r.g.run(ctx, nil, "init", "-q"); err != nil {
 		return nil, fmt.Errorf("create checkpoint repository in %s: %w", dir, err)
 	}
-	return r, pinAttributes(r.g.gitDir)
+	return r, r.pinInfo()
 }
 
 // Fresh reports whether no snapshot was taken yet (the index is absent):
@@ -80,8 +85,9 @@ func (r *Repo) PendingBytes(ctx context.Context) (int64, error) {
 // Extend returns base with paths set to their content on disk now (or
 // removed when absent), ignored or not: a file tool's target is covered
 // even where .gitignore, or a workspace too large to snapshot, leaves it
-// out of Snapshot.
-func (r *Repo) Extend(ctx context.Context, base string, paths []string) (string, error) {
+// out of Snapshot. A path git could not store is left out, and the error
+// says which, with the tree of the others.
+func (r *Repo) Extend(ctx context.Context, base string, paths []string) (tree string, err error) {
 	if len(paths) == 0 {
 		return base, nil
 	}
@@ -90,20 +96,24 @@ func (r *Repo) Extend(ctx context.Context, base string, paths []string) (string,
 	idx := filepath.Join(r.g.gitDir, "index.extend")
 	defer os.Remove(idx)
 	g := r.g.withIndex(idx)
+	defer func() { g.releaseIndex(err) }()
+	if err := r.pinInfo(); err != nil {
+		return "", err
+	}
 	if _, err := g.run(ctx, nil, "read-tree", base); err != nil {
 		return "", err
 	}
-	var present, absent []string
-	for _, p := range paths {
-		if info, err := os.Lstat(filepath.Join(r.g.work, p)); err == nil && !info.IsDir() {
-			present = append(present, p)
-		} else {
-			absent = append(absent, p)
-		}
+	present, absent, err := splitPresent(r.g.work, r.withoutKeptOut(paths))
+	if err != nil {
+		return "", err
 	}
+	var addErr error
 	if len(present) > 0 {
-		if _, err := g.run(ctx, nil, append([]string{"add", "-f", "--"}, present...)...); err != nil {
-			return "", err
+		// A file git cannot store (a name it refuses such as git~1 or
+		// .GIT, a file it cannot read) is left out, not the others.
+		_, addErr = g.run(ctx, nil, append([]string{"add", "-f", "--ignore-errors", "--"}, present...)...)
+		if fatal(addErr) {
+			return "", addErr
 		}
 	}
 	if len(absent) > 0 {
@@ -113,9 +123,9 @@ func (r *Repo) Extend(ctx context.Context, base string, paths []string) (string,
 	}
 	out, err := g.run(ctx, nil, "write-tree")
 	if err != nil {
-		return "", err
+		return "", errors.Join(addErr, err)
 	}
-	return strings.TrimSpace(string(out)), nil
+	return strings.TrimSpace(string(out)), addErr
 }
 
 // Entry is a file in a tree.

@@ -3,6 +3,8 @@ package checkpoint
 import (
 	"cmp"
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -218,6 +220,10 @@ func (r *Repo) conflict(ctx context.Context, w *workTree, t Target, why string) 
 	now, data := w.read(t.Path, true)
 	switch now.kind {
 	case regular, symlink:
+		if now.what != "" { // too large to read whole
+			fmt.Fprintf(&note, "# %s is %s now, more than the %d a conflict's diff reads; its content is not shown\n", t.Path, now.what, MaxConflictReadBytes)
+			return Conflict{Path: t.Path, Diff: note.String()}, nil
+		}
 		var err error
 		if cur, err = r.Store(ctx, data); err != nil {
 			return Conflict{}, err
@@ -271,7 +277,7 @@ func (r *Repo) restore(ctx context.Context, w *workTree, t Target) error {
 			return err
 		}
 	}
-	tmp := "." + name + ".scv-revert"
+	tmp := tempName(name)
 	if err := r.writeTemp(ctx, d, tmp, *t.Want); err != nil {
 		d.Remove(tmp)
 		return err
@@ -281,6 +287,16 @@ func (r *Repo) restore(ctx context.Context, w *workTree, t Target) error {
 		return err
 	}
 	return nil
+}
+
+// tempName is the temporary file a revert writes name's content to
+// before renaming it over name. It is the same for the same name, so a
+// revert run again after one killed half way replaces its leftover, and
+// short whatever name's length: a name of the longest a file system
+// allows leaves no room for a prefix and a suffix.
+func tempName(name string) string {
+	sum := sha1.Sum([]byte(name))
+	return ".scv-revert-" + hex.EncodeToString(sum[:8])
 }
 
 // writeTemp writes want as tmp in d.
@@ -303,9 +319,7 @@ func (r *Repo) writeTemp(ctx context.Context, d *os.Root, tmp string, want Entry
 	if err != nil {
 		return err
 	}
-	cmd := r.g.command(ctx, "cat-file", "blob", want.Hash)
-	cmd.Stdout = f
-	runErr := cmd.Run()
+	_, runErr := r.g.stream(ctx, nil, f, "cat-file", "blob", want.Hash)
 	syncErr := f.Sync()
 	chmodErr := f.Chmod(perm) // the umask may have narrowed it
 	return errors.Join(runErr, syncErr, chmodErr, f.Close())

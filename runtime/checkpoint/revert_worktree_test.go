@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -295,5 +296,84 @@ func TestAFileThatCannotBeWrittenMidRevertIsAConflictAndTheRestGoOn(t *testing.T
 	expectUntouched(t, outside, outsideFiles)
 	if s, _ := f.read("z/a.txt"); s != "one\n" {
 		t.Errorf("z/a.txt = %q", s)
+	}
+}
+
+// A file whose name is as long as the file system allows (255 bytes) is
+// restored: the temporary file written beside it must fit too.
+func TestRevertAFileWithTheLongestName(t *testing.T) {
+	f := newFixture(t)
+	name := "dir/" + strings.Repeat("n", 251) + ".txt"
+	f.write(name, "one\n")
+	f.turn("t1", nil, func() { f.write(name, "two\n") })
+	if out := f.revert(false, "t1"); len(out.Reverted) != 1 || len(out.Conflicts) != 0 {
+		t.Fatalf("revert = %+v", out)
+	}
+	if s, _ := f.read(name); s != "one\n" {
+		t.Fatalf("%s = %q", name, s)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(f.ws, "dir")); len(ents) != 1 {
+		t.Fatalf("dir holds %v; want the file alone", ents)
+	}
+}
+
+// A file tool's path that a later command of the turn put beyond a
+// symlink (a package manager replacing a directory with a link, as pnpm
+// does) is no file at the turn's end, as git sees it: the turn's other
+// changes are still kept, and its undo puts the directory back. The same
+// for a file the user's repository tracks there.
+func TestAPathPutBeyondASymlinkMidTurnKeepsTheTurnsChanges(t *testing.T) {
+	f := newFixture(t)
+	f.write(".gitignore", "d/\n")
+	f.write("d/a.txt", "one\n")
+	f.write("d/tracked.txt", "tracked\n")
+	f.write("e/a.txt", "elsewhere\n")
+	f.write("e/tracked.txt", "elsewhere\n")
+	f.write("b.txt", "b\n")
+	userGit(t, f.ws, "init", "-q")
+	userGit(t, f.ws, "add", "-f", "d/tracked.txt")
+	changes := f.turn("t1", []string{"d/a.txt"}, func() {
+		f.write("d/a.txt", "two\n")
+		f.write("b.txt", "changed\n")
+		f.swapForSymlink("d", "d.away", "e")
+	})
+	got := map[string]bool{}
+	for _, c := range changes {
+		got[c.Path] = true
+	}
+	if !got["b.txt"] || !got["d/a.txt"] || !got["d/tracked.txt"] {
+		t.Fatalf("changes = %+v", changes)
+	}
+	if out := f.revert(false, "t1"); len(out.Conflicts) != 0 {
+		t.Fatalf("revert = %+v", out)
+	}
+	for path, want := range map[string]string{"b.txt": "b\n", "d/a.txt": "one\n", "d/tracked.txt": "tracked\n", "e/a.txt": "elsewhere\n"} {
+		if s, _ := f.read(path); s != want {
+			t.Errorf("%s = %q; want %q", path, s, want)
+		}
+	}
+}
+
+// A file a revert finds changed may be huge (a sparse file a command made
+// in a moment): the revert hashes it as it reads, and a conflict says its
+// size instead of holding its bytes, so the server's memory does not grow
+// with it.
+func TestARevertNeverHoldsAHugeFileInMemory(t *testing.T) {
+	f := newFixture(t)
+	f.write("a.txt", "one\n")
+	f.turn("t1", nil, func() { f.write("a.txt", "two\n") })
+	const size = 256 << 20
+	if err := os.Truncate(filepath.Join(f.ws, "a.txt"), size); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	out := f.revert(false, "t1")
+	runtime.ReadMemStats(&after)
+	if c, ok := conflictOf(out, "a.txt"); !ok || !strings.Contains(c.Diff, "268435456 bytes") {
+		t.Fatalf("revert = %.400v; want a conflict saying the file's size", out)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > size/4 {
+		t.Fatalf("the revert allocated %d bytes for a %d-byte file", grew, size)
 	}
 }

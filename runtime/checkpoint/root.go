@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"scv/internal/regfile"
 )
 
 // DefaultMaxBytes is checkpoints.max_bytes' default: the space every
@@ -27,6 +29,16 @@ const sizeFile = "size"
 type Root struct {
 	dir      string
 	maxBytes int64
+	keepOut  []string // absolute directories no snapshot holds (see KeepOut)
+}
+
+// KeepOut makes snapshots leave dirs out wherever a workspace holds them:
+// scv's home (its checkpoints, its session logs) is inside a workspace
+// when scv runs in the home directory, and a turn's changes, and its undo,
+// must never take in the files scv writes itself.
+func (r *Root) KeepOut(dirs ...string) *Root {
+	r.keepOut = append(r.keepOut, dirs...)
+	return r
 }
 
 // NewRoot returns the checkpoints under dir, bounded by maxBytes.
@@ -53,7 +65,7 @@ func (r *Root) Open(ctx context.Context, session, workspace string) (*Repo, erro
 	if err != nil {
 		return nil, err
 	}
-	return open(ctx, dir, workspace)
+	return open(ctx, dir, workspace, r.keepOut)
 }
 
 // Exists reports whether session has checkpoints.
@@ -73,13 +85,54 @@ func (r *Root) Exists(session string) bool {
 // git count-objects walks every loose object, which in a workspace of
 // 50,000 files costs more than the snapshot itself.
 func (r *Root) Account(repo *Repo, added int64) (over bool, err error) {
-	b, _ := os.ReadFile(filepath.Join(repo.dir, sizeFile))
-	n, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	n, _, _ := readSize(repo.dir)
 	n += added
-	if err := os.WriteFile(filepath.Join(repo.dir, sizeFile), []byte(strconv.FormatInt(n, 10)), 0o600); err != nil {
+	if err := writeSize(repo.dir, n); err != nil {
 		return false, fmt.Errorf("record checkpoint size: %w", err)
 	}
 	return n > r.maxBytes, r.prune(filepath.Base(repo.dir))
+}
+
+// maxSizeFileBytes bounds a size file, which holds one decimal number.
+const maxSizeFileBytes = 32
+
+// readSize reads session directory dir's recorded size and when it was
+// recorded; ok is false when there is none. Only a regular file is read:
+// the checkpoints may be inside a workspace (scv run in ~), where a named
+// pipe could stand in a size file's place, and its open would wait.
+func readSize(dir string) (n int64, at time.Time, ok bool) {
+	path := filepath.Join(dir, sizeFile)
+	if info, err := os.Lstat(path); err != nil || !info.Mode().IsRegular() {
+		return 0, time.Time{}, false
+	}
+	b, info, err := regfile.ReadFile(path, maxSizeFileBytes) // and if it was swapped since
+	if err != nil {
+		return 0, time.Time{}, false
+	}
+	n, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	return n, info.ModTime(), true
+}
+
+// writeSize records n as dir's size: written beside the size file and
+// renamed over it, so whatever stood there is replaced, never opened.
+func writeSize(dir string, n int64) error {
+	tmp := filepath.Join(dir, sizeFile+".new")
+	os.Remove(tmp)
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(strconv.FormatInt(n, 10))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, sizeFile))
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 type sized struct {
@@ -102,15 +155,13 @@ func (r *Root) prune(keep string) error {
 			continue
 		}
 		dir := filepath.Join(r.dir, e.Name())
-		info, err := os.Stat(filepath.Join(dir, sizeFile))
-		if err != nil {
+		n, at, ok := readSize(dir)
+		if !ok {
 			continue // being created, or never measured
 		}
-		b, _ := os.ReadFile(filepath.Join(dir, sizeFile))
-		n, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 		total += n
 		if e.Name() != keep {
-			all = append(all, sized{dir, n, info.ModTime()})
+			all = append(all, sized{dir, n, at})
 		}
 	}
 	slices.SortFunc(all, func(a, b sized) int { return a.mtime.Compare(b.mtime) })

@@ -34,9 +34,13 @@ import (
 // be read is left out rather than failing the snapshot; the error says
 // which. When git could not update the index at all, there is no tree:
 // the index's would be an older snapshot's.
-func (r *Repo) Snapshot(ctx context.Context) (string, error) {
+func (r *Repo) Snapshot(ctx context.Context) (tree string, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	defer func() { r.g.releaseIndex(err) }()
+	if err := r.pinInfo(); err != nil {
+		return "", err
+	}
 	_, warned, addErr := r.g.output(ctx, nil, "add", "-A", "--ignore-errors", "--", ".")
 	if fatal(addErr) {
 		return "", addErr
@@ -105,20 +109,15 @@ func (r *Repo) removeFromIndex(ctx context.Context, paths []string) error {
 // that are in the workspace now. Once added, git add finds them unchanged
 // by their stat data.
 func (r *Repo) addUserTracked(ctx context.Context) error {
-	var present []string
-	for _, p := range r.user.extra {
-		if info, err := os.Lstat(filepath.Join(r.g.work, p)); err == nil && (info.Mode().IsRegular() || info.Mode()&os.ModeSymlink != 0) {
-			present = append(present, p)
-		}
-	}
-	if len(present) == 0 {
-		return nil
+	present, _, err := splitPresent(r.g.work, r.withoutKeptOut(r.user.extra))
+	if err != nil || len(present) == 0 {
+		return err
 	}
 	// update-index takes each path as a name (git add would match every
 	// one as a pathspec against every entry: quadratic in a committed
 	// dependency tree), hashes only those whose stat data changed, and
 	// writes the index only if every path could be read.
-	_, err := r.g.run(ctx, nulList(present), "update-index", "--add", "-z", "--stdin")
+	_, err = r.g.run(ctx, nulList(present), "update-index", "--add", "-z", "--stdin")
 	return err
 }
 

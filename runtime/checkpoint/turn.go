@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,12 +17,20 @@ type Turn struct {
 	id     string
 	before string
 	known  map[string]bool // paths in before; nil until a file tool needs it
-	forced []string        // paths Extend added: the after tree needs them too
+	forced []string        // file tools' paths the snapshots may leave out: the after takes them by name
 	whole  bool            // before is a whole snapshot, so shell changes are covered
 	// toolsDone is when the turn's last tool that may change files ended
 	// (see late.go).
 	toolsDone time.Time
+	// leftOut says what a snapshot of the turn left out (files it could
+	// not read, the user's index it could not list): their changes have
+	// no undo. The snapshot itself succeeded.
+	leftOut error
 }
+
+// LeftOut says what the turn's checkpoint left out, nil when nothing:
+// the caller logs it.
+func (t *Turn) LeftOut() error { return t.leftOut }
 
 // Begin takes turn id's checkpoint: a whole snapshot when whole is set,
 // else an empty one that Touch fills path by path.
@@ -35,7 +44,7 @@ func (r *Repo) Begin(ctx context.Context, id string, whole bool) (*Turn, error) 
 		if tree == "" {
 			return nil, fmt.Errorf("checkpoint before turn %s: %w", id, err)
 		}
-		t.before = tree
+		t.before, t.leftOut = tree, err
 	}
 	return t, nil
 }
@@ -63,18 +72,21 @@ func (t *Turn) Touch(ctx context.Context, path string) error {
 	}
 	t.known[path] = true
 	if _, err := os.Lstat(filepath.Join(t.repo.g.work, path)); err != nil {
-		if t.whole {
-			return nil // absent before: the turn creates it
-		}
+		// Absent before: the turn creates it. The after snapshot would
+		// leave it out where a .gitignore pattern matches it, so it is
+		// added by name, as are the others.
 		t.forced = append(t.forced, path)
 		return nil
 	}
 	tree, err := t.repo.Extend(ctx, t.before, []string{path})
-	if err != nil {
+	if tree == "" {
 		return fmt.Errorf("checkpoint %s: %w", path, err)
 	}
 	t.before = tree
 	t.forced = append(t.forced, path)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
 	return nil
 }
 
@@ -87,12 +99,15 @@ func (t *Turn) Finish(ctx context.Context) ([]Change, error) {
 		if tree == "" {
 			return nil, fmt.Errorf("checkpoint after turn %s: %w", t.id, err)
 		}
-		after = tree
+		after, t.leftOut = tree, errors.Join(t.leftOut, err)
 	}
+	// A forced path git cannot store has no undo (Touch said so of one
+	// that was there before); the others are still the turn's changes.
 	after, err := t.repo.Extend(ctx, after, t.forced)
-	if err != nil {
+	if after == "" {
 		return nil, fmt.Errorf("checkpoint after turn %s: %w", t.id, err)
 	}
+	t.leftOut = errors.Join(t.leftOut, err)
 	changes, err := t.repo.Changes(ctx, t.before, after)
 	if err != nil || len(changes) == 0 {
 		return nil, err
@@ -238,7 +253,7 @@ func (r *Repo) Plan(ctx context.Context, ids []string) ([]Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range paths {
+		for _, p := range r.withoutKeptOut(paths) {
 			t, seen := byPath[p]
 			if !seen {
 				t = &Target{Path: p, Want: entryPtr(was, p)}

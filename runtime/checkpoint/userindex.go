@@ -14,9 +14,10 @@ import (
 	"scv/internal/regfile"
 )
 
-// MaxUserIndexBytes bounds the user's index file that checkpoints read
-// (an index of 100,000 files takes about 10 MB); a larger one is not read,
-// and its tracked-but-ignored files are left out of snapshots as before.
+// MaxUserIndexBytes bounds the user's index file that checkpoints read,
+// with its shared index when it is split (an index of 100,000 files takes
+// about 10 MB); a larger one is not read, and its tracked-but-ignored
+// files are left out of snapshots as before.
 const MaxUserIndexBytes = 64 << 20
 
 // userIndex knows which of the workspace's files the user's own
@@ -103,10 +104,8 @@ func (u *userIndex) read(ctx context.Context, g git, was indexStamp) ([]string, 
 	if err != nil {
 		return nil, failed, u.readError(err)
 	}
-	out, err := listIndex(ctx, g, data)
+	out, err := listIndex(ctx, g, data, filepath.Dir(u.path))
 	if err != nil {
-		// A split index keeps entries beside the user's index, which the
-		// copy lacks: the snapshot goes on without them.
 		return nil, failed, u.readError(err)
 	}
 	var paths []string
@@ -134,8 +133,25 @@ const maxGitFileBytes = 4096
 // repository's git directory, there only while it is listed.
 const userIndexCopy = "index.user"
 
-// listIndex lists the paths of an index file's bytes.
-func listIndex(ctx context.Context, g git, data []byte) ([]byte, error) {
+// listIndex lists the paths of an index file's bytes, read from the git
+// directory userGitDir (where a split index's shared index is).
+func listIndex(ctx context.Context, g git, data []byte, userGitDir string) ([]byte, error) {
+	id, err := sharedIndexID(data)
+	if err != nil {
+		return nil, err
+	}
+	if id != "" {
+		name := sharedIndexPrefix + id
+		shared, _, err := regfile.ReadFile(filepath.Join(userGitDir, name), MaxUserIndexBytes-int64(len(data)))
+		if err != nil {
+			return nil, fmt.Errorf("its shared index: %w", err)
+		}
+		sharedCopy := filepath.Join(g.gitDir, name)
+		defer os.Remove(sharedCopy)
+		if err := os.WriteFile(sharedCopy, shared, 0o600); err != nil {
+			return nil, err
+		}
+	}
 	copyPath := filepath.Join(g.gitDir, userIndexCopy)
 	defer os.Remove(copyPath)
 	if err := os.WriteFile(copyPath, data, 0o600); err != nil {

@@ -302,3 +302,39 @@ func TestANamedPipeGitWouldWaitOnFailsTheSnapshotAtItsBound(t *testing.T) {
 		}
 	}
 }
+
+// A user whose repository keeps a split index (core.splitIndex: most of
+// the entries in a sharedindex file beside the index) still has the files
+// it tracks that a .gitignore pattern matches kept in snapshots, and
+// never gets a reason to think they were.
+func TestAFileTheUsersSplitIndexTracksIsNeverIgnored(t *testing.T) {
+	for _, version := range []string{"2", "3", "4"} {
+		f := newFixture(t)
+		f.write(".gitignore", "*.env\n")
+		f.write("keep.env", "KEY=one\n")
+		f.write("a.txt", "a\n")
+		f.write("deep/er/name-of-another-length.txt", "b\n")
+		userGit(t, f.ws, "init", "-q")
+		userGit(t, f.ws, "config", "core.splitIndex", "true")
+		userGit(t, f.ws, "config", "index.version", version)
+		userGit(t, f.ws, "add", "-f", ".gitignore", "keep.env", "a.txt", "deep")
+		userGit(t, f.ws, "commit", "-qm", "first")
+		if version == "3" { // git writes version 3 only for an entry with extended flags
+			userGit(t, f.ws, "update-index", "--skip-worktree", "a.txt")
+		}
+		shared, _ := filepath.Glob(filepath.Join(f.ws, ".git", "sharedindex.*"))
+		if len(shared) == 0 {
+			t.Fatal("the user's git wrote no shared index")
+		}
+		changes := f.turn("t1", nil, func() { f.write("keep.env", "KEY=two\n") })
+		if len(changes) != 1 || changes[0].Path != "keep.env" {
+			t.Fatalf("index version %s: changes = %+v; want keep.env", version, changes)
+		}
+		if out := f.revert(false, "t1"); len(out.Reverted) != 1 || len(out.Conflicts) != 0 {
+			t.Fatalf("index version %s: revert = %+v", version, out)
+		}
+		if s, _ := f.read("keep.env"); s != "KEY=one\n" {
+			t.Errorf("index version %s: keep.env = %q", version, s)
+		}
+	}
+}

@@ -31,8 +31,16 @@ type ckptRig struct {
 
 func newCkptRig(t testing.TB, extraConfig string) *ckptRig {
 	t.Helper()
+	return newCkptRigAt(t, t.TempDir(), t.TempDir(), extraConfig)
+}
+
+// newCkptRigAt is newCkptRig with scv's home and the workspace given.
+func newCkptRigAt(t testing.TB, home, ws, extraConfig string) *ckptRig {
+	t.Helper()
 	srv := fakeopenai.New(t)
-	home, ws := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	cfg := fmt.Sprintf("[provider]\nbase_url = %q\napi_key = \"k\"\nmax_retries = 0\n[agent]\napproval_policy = \"auto\"\n%s", srv.URL(), extraConfig)
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"scv/runtime/checkpoint"
 	"scv/runtime/config"
@@ -25,6 +26,17 @@ type checkpoints struct {
 	// after its terminal event (tests change files there).
 	finishHook func()
 
+	// work is the context of the session's checkpoint work (its git
+	// commands). It is not the turn's: a cancelled turn's after is still
+	// taken. stopWork ends it, killing a git still running, when the
+	// session's close or the process's shutdown stops waiting for it
+	// (checkpointCloseGrace, ShutdownGrace).
+	work     context.Context
+	stopWork context.CancelFunc
+	// stopTimer stops the work of a closed session at
+	// checkpointCloseGrace; guarded by the session's mu.
+	stopTimer *time.Timer
+
 	mu       sync.Mutex
 	repo     *checkpoint.Repo
 	tooLarge bool  // whole snapshots stopped: only file tools' paths are kept
@@ -41,6 +53,30 @@ type checkpoints struct {
 // tooLargeNotice is said once per session when checkpoints stop covering
 // shell commands.
 const tooLargeNotice = "the workspace is larger than checkpoints.max_bytes (%d bytes), so changes made by shell commands in this session cannot be undone; write_file and edit_file changes still can"
+
+// checkpointCloseGrace is how long a closed session waits for the
+// checkpoint its last turn is still taking before its git is stopped (and
+// that turn's changes are not kept): as long as a shutdown waits for a
+// turn. A healthy snapshot is done well within it; one past it is a git
+// waiting on a named pipe or a stalled file system, which would otherwise
+// hold the session's log open until MaxGitWait.
+const checkpointCloseGrace = ShutdownGrace
+
+// stopCheckpointWork stops the checkpoint work of every session, open or
+// still closing.
+func (m *Manager) stopCheckpointWork() {
+	for _, s := range append(m.all(), m.closing.all()...) {
+		s.ckpt.stop()
+	}
+}
+
+// stop ends the checkpoint work (a session built without a manager has
+// none).
+func (c *checkpoints) stop() {
+	if c.stopWork != nil {
+		c.stopWork()
+	}
+}
 
 // repoFor opens the session's repository; create false returns nil when
 // the session has none yet.
@@ -88,7 +124,7 @@ func (s *Session) checkpointBefore(t *turn, tool tools.Tool, args json.RawMessag
 	if s.ckpt.root == nil || (risk != tools.RiskWrite && risk != tools.RiskExec && risk != tools.RiskMCP) {
 		return
 	}
-	ctx := context.WithoutCancel(t.ctx)
+	ctx := s.ckpt.work
 	if t.ckpt == nil && !t.ckptFailed {
 		if t.ckptAfter != nil {
 			select {
@@ -181,10 +217,13 @@ func (s *Session) finishCheckpoint(t *turn, settled chan struct{}) {
 		defer s.mu.Unlock()
 		s.announceLocked(ev)
 	}()
-	changes, err := t.ckpt.Finish(context.WithoutCancel(t.ctx))
+	changes, err := t.ckpt.Finish(s.ckpt.work)
 	if err != nil {
 		s.logger().Warn("the turn's checkpoint could not be finished", "session", s.id, "turn", t.id, "err", err)
 		return
+	}
+	if err := t.ckpt.LeftOut(); err != nil {
+		s.logger().Warn("the turn's checkpoint left files out: their changes cannot be undone", "session", s.id, "turn", t.id, "err", err)
 	}
 	for _, c := range changes {
 		ev.Files = append(ev.Files, FileStat{Path: c.Path, Added: c.Added, Removed: c.Removed, Binary: c.Binary})
@@ -282,7 +321,8 @@ func (m *Manager) checkpointRoot(cfg config.Config) (*checkpoint.Root, int) {
 	if !cfg.Checkpoints.Enabled || m.opts.Home == "" {
 		return nil, 0
 	}
-	return checkpoint.NewRoot(config.CheckpointsDir(m.opts.Home), int64(cfg.Checkpoints.MaxBytes)), cfg.Checkpoints.MaxBytes
+	// scv's home is never in a snapshot, even in a workspace holding it.
+	return checkpoint.NewRoot(config.CheckpointsDir(m.opts.Home), int64(cfg.Checkpoints.MaxBytes)).KeepOut(m.opts.Home), cfg.Checkpoints.MaxBytes
 }
 
 // copyCheckpoints gives a fork the checkpoints of the session it came

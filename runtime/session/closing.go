@@ -59,12 +59,7 @@ func isClosed(s *Session) bool {
 // timeout passed first: a process shutting down waits for the checkpoints
 // its closed sessions are still finishing, as for its open sessions' turns.
 func (c *closing) waitAll(timeout time.Duration) bool {
-	c.mu.Lock()
-	pending := make([]*Session, 0, len(c.byID))
-	for _, s := range c.byID {
-		pending = append(pending, s)
-	}
-	c.mu.Unlock()
+	pending := c.all()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	for _, s := range pending {
@@ -75,4 +70,15 @@ func (c *closing) waitAll(timeout time.Duration) bool {
 		}
 	}
 	return true
+}
+
+// all returns the sessions still closing.
+func (c *closing) all() []*Session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]*Session, 0, len(c.byID))
+	for _, s := range c.byID {
+		out = append(out, s)
+	}
+	return out
 }

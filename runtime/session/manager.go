@@ -244,6 +244,7 @@ func (m *Manager) build(id string, createdAt time.Time, cwd string, cfg config.C
 		s.model = "replay"
 	}
 	s.ckpt.root, s.limits.MaxCheckpointBytes = m.checkpointRoot(cfg)
+	s.ckpt.work, s.ckpt.stopWork = context.WithCancel(context.Background())
 	return s, nil
 }
 
@@ -384,6 +385,14 @@ func (m *Manager) Shutdown() bool {
 	}
 	ended := m.CancelTurns(nil)
 	ended = m.closing.waitAll(ShutdownGrace) && ended
+	if !ended {
+		// What is still running after the grace is a checkpoint's git
+		// waiting (on a named pipe, a stalled file system): it is stopped
+		// now, or it would outlive this process, waiting for ever.
+		m.stopCheckpointWork()
+		ended = m.CancelTurns(nil)
+		ended = m.closing.waitAll(ShutdownGrace) && ended
+	}
 	m.stopAllMCP()
 	// The logs are synced and their locks released: the sessions are
 	// whole on disk for the next process, queued prompts included.

@@ -356,6 +356,8 @@ func (s *Session) close() {
 	s.cancel()
 	if s.active == nil && s.ckpt.settling == nil {
 		s.finishCloseLocked()
+	} else {
+		s.ckpt.stopTimer = time.AfterFunc(checkpointCloseGrace, s.ckpt.stop)
 	}
 	// With a turn running, its terminal event goes out first and the turn
 	// finishes the close (see endTurn); with a turn's checkpoint still
@@ -370,6 +372,10 @@ func (s *Session) finishCloseLocked() {
 	// The lock on the file goes first: a client told the session closed
 	// may load it again at once.
 	s.closeDiskLocked()
+	if s.ckpt.stopTimer != nil {
+		s.ckpt.stopTimer.Stop()
+	}
+	s.ckpt.stop()
 	s.announceLocked(SessionClosed{})
 	s.subs, s.subList = map[Subscriber]struct{}{}, nil
 	// Its turns are on disk; whoever still holds the closed session (the
