@@ -147,12 +147,8 @@ func TestTheNoToolsFlagOutlivesAReload(t *testing.T) {
 			t.Fatal(err)
 		}
 		next.ExpectTerminal(next.StartTurn(sid, "hi").TurnID, schema.EvTurnCompleted)
-		reqs, err := env.OpenAI.WaitRequests(1, env.Timeout)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(reqs[0].Tools) != 0 {
-			t.Errorf("a session started under --no-tools was offered %d tools after a reload", len(reqs[0].Tools))
+		if n := toolsOffered(t, env, 0); n != 0 {
+			t.Errorf("a session started under --no-tools was offered %d tools after a reload", n)
 		}
 	})
 }
@@ -182,12 +178,8 @@ func TestAStoredSessionLoadedUnderTheApprovalFlagIsHeldToIt(t *testing.T) {
 			t.Error("configure auto on a session loaded under --approval=always succeeded")
 		}
 		next.ExpectTerminal(next.StartTurn(sid, "hi").TurnID, schema.EvTurnCompleted)
-		reqs, err := env.OpenAI.WaitRequests(1, env.Timeout)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(reqs[0].Tools) != 0 {
-			t.Errorf("a stored session loaded under --no-tools was offered %d tools", len(reqs[0].Tools))
+		if n := toolsOffered(t, env, 0); n != 0 {
+			t.Errorf("a stored session loaded under --no-tools was offered %d tools", n)
 		}
 	})
 }
@@ -231,8 +223,7 @@ func TestALoadThatTightensTheCeilingForgetsApproveSession(t *testing.T) {
 		ed := connect(t, env)
 		sid := ed.StartSession("", nil).SessionID
 		turn := ed.StartTurn(sid, "write a").TurnID
-		req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
-		ed.Resolve(sid, req.ApprovalID, session.DecisionApproveSession)
+		answerApproval(t, ed, sid, turn, session.DecisionApproveSession)
 		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
 		ed.MustCall(schema.MethodSessionClose, schema.SessionRef{SessionID: sid}, nil)
 		ed.Close()
@@ -278,22 +269,14 @@ func TestAProjectsToolsOffOutlivesTheFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		next.ExpectTerminal(next.StartTurn(sid, "hi").TurnID, schema.EvTurnCompleted)
-		reqs, err := env.OpenAI.WaitRequests(1, env.Timeout)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(reqs[0].Tools) != 0 {
-			t.Errorf("a session started under a project's tools.enabled = false was offered %d tools once the file was gone", len(reqs[0].Tools))
+		if n := toolsOffered(t, env, 0); n != 0 {
+			t.Errorf("a session started under a project's tools.enabled = false was offered %d tools once the file was gone", n)
 		}
 		// A new session takes the file as it is now.
 		fresh := next.StartSession("", nil).SessionID
 		env.OpenAI.Enqueue(fakeopenai.Reply{Chunks: []string{"tools again"}})
 		next.ExpectTerminal(next.StartTurn(fresh, "hi").TurnID, schema.EvTurnCompleted)
-		reqs, err = env.OpenAI.WaitRequests(2, env.Timeout)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(reqs[1].Tools) == 0 {
+		if toolsOffered(t, env, 1) == 0 {
 			t.Error("a session started after the file was gone was offered no tools")
 		}
 	})
