@@ -162,6 +162,39 @@ func expectNotRun(t *testing.T, env *lsptest.Env, file, rule string) {
 	}
 }
 
+// attack is a turn whose approved first command (call_1) planted a rule
+// and whose second (call_2) waits on the approval asked.
+type attack struct {
+	ed        *lsptest.Editor
+	sid, turn string
+	asked     session.ApprovalRequest
+}
+
+// plantThenAsk starts the turn of an attack: the model runs plant, which
+// is approved, then next, whose approval request it returns.
+func plantThenAsk(t *testing.T, env *lsptest.Env, plant, next string) attack {
+	t.Helper()
+	env.OpenAI.Enqueue(
+		toolReply("call_1", "shell", map[string]string{"command": plant}),
+		toolReply("call_2", "shell", map[string]string{"command": next}),
+		fakeopenai.Reply{Chunks: []string{"done"}},
+	)
+	ed := connect(t, env)
+	sid := ed.StartSession("", nil).SessionID
+	turn := ed.StartTurn(sid, "go").TurnID
+	answerApproval(t, ed, sid, turn, session.DecisionApprove)
+	asked := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.WithStr("callId", "call_2"), 0))
+	return attack{ed, sid, turn, asked}
+}
+
+// deny answers the second command's approval with a denial and waits for
+// the turn to complete.
+func (a attack) deny(t *testing.T) {
+	t.Helper()
+	a.ed.Resolve(a.sid, a.asked.ApprovalID, session.DecisionDeny)
+	a.ed.ExpectTerminal(a.turn, schema.EvTurnCompleted)
+}
+
 // binaryDialer is the dialer that starts `scv lsp` as its own process.
 func binaryDialer() lsptest.Dialer {
 	for _, d := range dialers {
@@ -176,26 +209,15 @@ func binaryDialer() lsptest.Dialer {
 // as the rule to confirm.
 func TestAPlantedRuleForAShellIsNotOffered(t *testing.T) {
 	each(t, func(t *testing.T, env *lsptest.Env) {
-		user := config.UserFile(env.Home)
-		plant := plantRule(user, "shell:sh *")
-		env.OpenAI.Enqueue(
-			toolReply("call_1", "shell", map[string]string{"command": plant}),
-			toolReply("call_2", "shell", map[string]string{"command": "sh build.sh"}),
-			fakeopenai.Reply{Chunks: []string{"done"}},
-		)
-		ed := connect(t, env)
-		sid := ed.StartSession("", nil).SessionID
-		turn := ed.StartTurn(sid, "go").TurnID
-		answerApproval(t, ed, sid, turn, session.DecisionApprove)
-		second := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.WithStr("callId", "call_2"), 0))
+		a := plantThenAsk(t, env, plantRule(config.UserFile(env.Home), "shell:sh *"), "sh build.sh")
+		second := a.asked
 		if second.SuggestedRule != "shell:sh build.sh" || second.ConfirmsRule {
 			t.Errorf("suggestedRule = %q, confirmsRule = %v, want only the exact command, which confirms nothing", second.SuggestedRule, second.ConfirmsRule)
 		}
 		if !strings.Contains(second.Notice, "shell:sh *") || !strings.Contains(second.Notice, "not offered") {
 			t.Errorf("notice = %q, want it to name shell:sh * and say it is not offered", second.Notice)
 		}
-		ed.Resolve(sid, second.ApprovalID, session.DecisionDeny)
-		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+		a.deny(t)
 	})
 }
 
@@ -205,21 +227,11 @@ func TestARuleTheCommandAlsoMarkedTrustedWaitsForTheUser(t *testing.T) {
 	each(t, func(t *testing.T, env *lsptest.Env) {
 		plant := plantRule(config.UserFile(env.Home), "shell:touch *") +
 			fmt.Sprintf(` && printf '{"trusted": ["shell:touch *"], "unconfirmed": [], "calls": []}' > '%s'`, config.RuleLedgerFile(env.Home))
-		env.OpenAI.Enqueue(
-			toolReply("call_1", "shell", map[string]string{"command": plant}),
-			toolReply("call_2", "shell", map[string]string{"command": "touch pwned"}),
-			fakeopenai.Reply{Chunks: []string{"done"}},
-		)
-		ed := connect(t, env)
-		sid := ed.StartSession("", nil).SessionID
-		turn := ed.StartTurn(sid, "go").TurnID
-		answerApproval(t, ed, sid, turn, session.DecisionApprove)
-		second := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.WithStr("callId", "call_2"), 0))
-		if !strings.Contains(second.Notice, "shell:touch *") {
-			t.Errorf("notice = %q, want it to name shell:touch *", second.Notice)
+		a := plantThenAsk(t, env, plant, "touch pwned")
+		if !strings.Contains(a.asked.Notice, "shell:touch *") {
+			t.Errorf("notice = %q, want it to name shell:touch *", a.asked.Notice)
 		}
-		ed.Resolve(sid, second.ApprovalID, session.DecisionDeny)
-		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+		a.deny(t)
 		expectNotRun(t, env, "pwned", "the planted rule")
 	})
 }
