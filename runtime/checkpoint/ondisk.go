@@ -9,7 +9,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"scv/internal/regfile"
@@ -153,17 +152,24 @@ func kept(data []byte, keep bool) []byte {
 	return nil
 }
 
+// errChanged is readRegular's answer for a file that is not the one its
+// Lstat saw.
+var errChanged = errors.New("it changed while being read")
+
 // readRegular reads the regular file name in d that info describes. It
-// opens without waiting (a named pipe swapped in after the Lstat would
-// block the open) and makes sure it read that very file.
+// opens without waiting, as regfile does (a named pipe swapped in after
+// the Lstat would block the open), and makes sure it read that very file.
 func readRegular(d *os.Root, name string, info fs.FileInfo) ([]byte, error) {
-	f, err := d.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, now, err := regfile.OpenInRoot(d, name)
+	if errors.Is(err, regfile.ErrNotRegular) {
+		return nil, errChanged
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if now, err := f.Stat(); err != nil || !os.SameFile(info, now) {
-		return nil, errors.New("it changed while being read")
+	if !os.SameFile(info, now) {
+		return nil, errChanged
 	}
 	data, err := io.ReadAll(f)
 	if err != nil {
