@@ -7,10 +7,9 @@ import (
 	"strings"
 	"sync"
 
-	"scv/internal/approvaltext"
+	"scv/internal/notice"
 	"scv/internal/termsafe"
 	"scv/internal/turnchanges"
-	"scv/internal/turnend"
 	"scv/lsp/schema"
 )
 
@@ -301,7 +300,7 @@ func (v *AttachView) turnEnded(turnID, how string) {
 // showTurnEndNotice shows the notice a turn's terminal event carries (its
 // session's file is nearly full), under the turn's end.
 func (v *AttachView) showTurnEndNotice(raw json.RawMessage) {
-	if line := turnend.NoticeLine(raw); line != "" {
+	if line := notice.TurnEnd(raw); line != "" {
 		v.line(line)
 	}
 }
@@ -314,7 +313,7 @@ func (v *AttachView) addApproval(a Approval) {
 	}
 	v.approvals = append(v.approvals, a)
 	v.line(fmt.Sprintf("? approval %s: %s (%s) in %s: %s", termsafe.Line(a.ApprovalID), termsafe.Line(a.Name), termsafe.Line(a.Risk), termsafe.Line(a.Cwd), strings.TrimRight(termsafe.Escape(a.Summary), "\n")))
-	for _, l := range approvaltext.Notice(a) {
+	for _, l := range notice.Approval(a) {
 		v.line("  " + l)
 	}
 	v.line("  answer y (approve), s (approve for the session) or n (deny)")

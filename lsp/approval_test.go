@@ -37,6 +37,25 @@ func toolResult(t *testing.T, env *lsptest.Env, n int, callID string) string {
 	return ""
 }
 
+// toolsOffered returns how many tools the n-th request (from 0) offered the model.
+func toolsOffered(t *testing.T, env *lsptest.Env, n int) int {
+	t.Helper()
+	reqs, err := env.OpenAI.WaitRequests(n+1, env.Timeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(reqs[n].Tools)
+}
+
+// answerApproval waits for the first approval request of turn, answers it
+// with decision and returns it.
+func answerApproval(t *testing.T, ed *lsptest.Editor, sid, turn, decision string) session.ApprovalRequest {
+	t.Helper()
+	req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
+	ed.Resolve(sid, req.ApprovalID, decision)
+	return req
+}
+
 func decodeApproval(t *testing.T, n lsptest.Note) session.ApprovalRequest {
 	t.Helper()
 	var req session.ApprovalRequest
@@ -135,8 +154,7 @@ func TestDeniedWriteLeavesFileAndTurnGoesOn(t *testing.T) {
 		ed := connect(t, env)
 		sid := ed.StartSession("", nil).SessionID
 		turn := ed.StartTurn(sid, "overwrite keep.txt").TurnID
-		req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
-		ed.Resolve(sid, req.ApprovalID, session.DecisionDeny)
+		req := answerApproval(t, ed, sid, turn, session.DecisionDeny)
 
 		completed := ed.AwaitNotification(schema.EvToolCompleted, lsptest.ForTurn(turn), 0)
 		if !strings.Contains(string(completed.Params), `"success":false`) {
@@ -170,8 +188,7 @@ func TestApproveSessionStopsAskingForThatTool(t *testing.T) {
 		ed := connect(t, env)
 		sid := ed.StartSession("", nil).SessionID
 		turn := ed.StartTurn(sid, "write a and b").TurnID
-		req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
-		ed.Resolve(sid, req.ApprovalID, session.DecisionApproveSession)
+		answerApproval(t, ed, sid, turn, session.DecisionApproveSession)
 		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
 
 		// A later turn of the same session is not asked either.
@@ -221,8 +238,7 @@ func TestApprovalPolicies(t *testing.T) {
 				sid := ed.StartSession("", &schema.SessionStartParams{ApprovalPolicy: tc.policy}).SessionID
 				turn := ed.StartTurn(sid, "use a tool").TurnID
 				if tc.asked {
-					req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
-					ed.Resolve(sid, req.ApprovalID, session.DecisionApprove)
+					answerApproval(t, ed, sid, turn, session.DecisionApprove)
 				}
 				completed := ed.AwaitNotification(schema.EvToolCompleted, lsptest.ForTurn(turn), 0)
 				ed.ExpectTerminal(turn, schema.EvTurnCompleted)

@@ -24,6 +24,26 @@ func policyOf(t *testing.T, ed *lsptest.Editor, sid string) schema.SessionConfig
 	return res
 }
 
+// expectOnly fails the test unless session sid (what says which) runs
+// under policy and allows no other.
+func expectOnly(t *testing.T, ed *lsptest.Editor, sid, policy, what string) {
+	t.Helper()
+	if got := policyOf(t, ed, sid); got.ApprovalPolicy != policy || !equal(got.AllowedPolicies, []string{policy}) {
+		t.Errorf("%s: %+v, want %s and only %s allowed", what, got, policy, policy)
+	}
+}
+
+// reattach connects a new editor and attaches it to sid, which loads the
+// session where no server holds it.
+func reattach(t *testing.T, env *lsptest.Env, sid string) *lsptest.Editor {
+	t.Helper()
+	ed := connect(t, env)
+	if _, err := ed.Attach(sid, nil); err != nil {
+		t.Fatal(err)
+	}
+	return ed
+}
+
 // `scv lsp --approval=always` is a ceiling of the sessions it starts: no
 // configure lifts it, in-process, over the binary or through the daemon,
 // nor once the session is reloaded by a server (or through a window)
@@ -33,9 +53,7 @@ func TestTheApprovalFlagIsACeilingNoConfigureLifts(t *testing.T) {
 		env.Flags.ApprovalPolicy = "always"
 		ed := connect(t, env)
 		sid := ed.StartSession("", &schema.SessionStartParams{ApprovalPolicy: "auto"}).SessionID
-		if got := policyOf(t, ed, sid); got.ApprovalPolicy != "always" || !equal(got.AllowedPolicies, []string{"always"}) {
-			t.Errorf("started under --approval=always: %+v, want always and only always allowed", got)
-		}
+		expectOnly(t, ed, sid, "always", "started under --approval=always")
 		for _, looser := range []string{"auto", "on-risk", "never"} {
 			_, err := configure(ed, schema.SessionConfigureParams{SessionID: sid, ApprovalPolicy: looser})
 			e := lsptest.ExpectError(t, err, -32602, "")
@@ -53,10 +71,7 @@ func TestTheApprovalFlagIsACeilingNoConfigureLifts(t *testing.T) {
 			// Another window, on a bridge without the flag, attaches to
 			// the live session: it cannot lift it either.
 			env.Flags = config.Overrides{}
-			other := connect(t, env)
-			if _, err := other.Attach(sid, nil); err != nil {
-				t.Fatal(err)
-			}
+			other := reattach(t, env, sid)
 			_, err := configure(other, schema.SessionConfigureParams{SessionID: sid, ApprovalPolicy: "auto"})
 			lsptest.ExpectError(t, err, -32602, "")
 			other.Close()
@@ -67,13 +82,8 @@ func TestTheApprovalFlagIsACeilingNoConfigureLifts(t *testing.T) {
 		ed.MustCall(schema.MethodSessionClose, schema.SessionRef{SessionID: sid}, nil)
 		ed.Close()
 		env.Flags = config.Overrides{}
-		next := connect(t, env)
-		if _, err := next.Attach(sid, nil); err != nil {
-			t.Fatal(err)
-		}
-		if got := policyOf(t, next, sid); got.ApprovalPolicy != "always" || !equal(got.AllowedPolicies, []string{"always"}) {
-			t.Errorf("reloaded without the flag: %+v, want the stored ceiling always", got)
-		}
+		next := reattach(t, env, sid)
+		expectOnly(t, next, sid, "always", "reloaded without the flag")
 		_, err := configure(next, schema.SessionConfigureParams{SessionID: sid, ApprovalPolicy: "auto"})
 		lsptest.ExpectError(t, err, -32602, "")
 
@@ -142,17 +152,10 @@ func TestTheNoToolsFlagOutlivesAReload(t *testing.T) {
 		ed.Close()
 
 		env.Flags = config.Overrides{}
-		next := connect(t, env)
-		if _, err := next.Attach(sid, nil); err != nil {
-			t.Fatal(err)
-		}
+		next := reattach(t, env, sid)
 		next.ExpectTerminal(next.StartTurn(sid, "hi").TurnID, schema.EvTurnCompleted)
-		reqs, err := env.OpenAI.WaitRequests(1, env.Timeout)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(reqs[0].Tools) != 0 {
-			t.Errorf("a session started under --no-tools was offered %d tools after a reload", len(reqs[0].Tools))
+		if n := toolsOffered(t, env, 0); n != 0 {
+			t.Errorf("a session started under --no-tools was offered %d tools after a reload", n)
 		}
 	})
 }
@@ -171,23 +174,14 @@ func TestAStoredSessionLoadedUnderTheApprovalFlagIsHeldToIt(t *testing.T) {
 		noTools := true
 		env.Flags = config.Overrides{ApprovalPolicy: "always", NoTools: &noTools}
 		env.OpenAI.Enqueue(fakeopenai.Reply{Chunks: []string{"just talk"}})
-		next := connect(t, env)
-		if _, err := next.Attach(sid, nil); err != nil {
-			t.Fatal(err)
-		}
-		if got := policyOf(t, next, sid); got.ApprovalPolicy != "always" || !equal(got.AllowedPolicies, []string{"always"}) {
-			t.Errorf("a stored auto session loaded under --approval=always: %+v, want always and only always allowed", got)
-		}
+		next := reattach(t, env, sid)
+		expectOnly(t, next, sid, "always", "a stored auto session loaded under --approval=always")
 		if _, err := configure(next, schema.SessionConfigureParams{SessionID: sid, ApprovalPolicy: "auto"}); err == nil {
 			t.Error("configure auto on a session loaded under --approval=always succeeded")
 		}
 		next.ExpectTerminal(next.StartTurn(sid, "hi").TurnID, schema.EvTurnCompleted)
-		reqs, err := env.OpenAI.WaitRequests(1, env.Timeout)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(reqs[0].Tools) != 0 {
-			t.Errorf("a stored session loaded under --no-tools was offered %d tools", len(reqs[0].Tools))
+		if n := toolsOffered(t, env, 0); n != 0 {
+			t.Errorf("a stored session loaded under --no-tools was offered %d tools", n)
 		}
 	})
 }
@@ -205,13 +199,8 @@ func TestAForkKeepsItsParentsCeiling(t *testing.T) {
 		ed.Close()
 
 		env.Flags = config.Overrides{}
-		next := connect(t, env)
-		if _, err := next.Attach(fork.SessionID, nil); err != nil {
-			t.Fatal(err)
-		}
-		if got := policyOf(t, next, fork.SessionID); got.ApprovalPolicy != "always" || !equal(got.AllowedPolicies, []string{"always"}) {
-			t.Errorf("the fork of a session started under --approval=always: %+v, want always and only always allowed", got)
-		}
+		next := reattach(t, env, fork.SessionID)
+		expectOnly(t, next, fork.SessionID, "always", "the fork of a session started under --approval=always")
 		if _, err := configure(next, schema.SessionConfigureParams{SessionID: fork.SessionID, ApprovalPolicy: "auto"}); err == nil {
 			t.Error("configure auto on the fork of a session started under --approval=always succeeded")
 		}
@@ -231,17 +220,13 @@ func TestALoadThatTightensTheCeilingForgetsApproveSession(t *testing.T) {
 		ed := connect(t, env)
 		sid := ed.StartSession("", nil).SessionID
 		turn := ed.StartTurn(sid, "write a").TurnID
-		req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
-		ed.Resolve(sid, req.ApprovalID, session.DecisionApproveSession)
+		answerApproval(t, ed, sid, turn, session.DecisionApproveSession)
 		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
 		ed.MustCall(schema.MethodSessionClose, schema.SessionRef{SessionID: sid}, nil)
 		ed.Close()
 
 		env.Flags.ApprovalPolicy = "always"
-		next := connect(t, env)
-		if _, err := next.Attach(sid, nil); err != nil {
-			t.Fatal(err)
-		}
+		next := reattach(t, env, sid)
 		turn2 := next.StartTurn(sid, "write b").TurnID
 		// Asked, or run unasked: whichever comes first.
 		next.Await("the write's approval or its start", func(notes []lsptest.Note) bool {
@@ -273,27 +258,16 @@ func TestAProjectsToolsOffOutlivesTheFile(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		next := connect(t, env)
-		if _, err := next.Attach(sid, nil); err != nil {
-			t.Fatal(err)
-		}
+		next := reattach(t, env, sid)
 		next.ExpectTerminal(next.StartTurn(sid, "hi").TurnID, schema.EvTurnCompleted)
-		reqs, err := env.OpenAI.WaitRequests(1, env.Timeout)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(reqs[0].Tools) != 0 {
-			t.Errorf("a session started under a project's tools.enabled = false was offered %d tools once the file was gone", len(reqs[0].Tools))
+		if n := toolsOffered(t, env, 0); n != 0 {
+			t.Errorf("a session started under a project's tools.enabled = false was offered %d tools once the file was gone", n)
 		}
 		// A new session takes the file as it is now.
 		fresh := next.StartSession("", nil).SessionID
 		env.OpenAI.Enqueue(fakeopenai.Reply{Chunks: []string{"tools again"}})
 		next.ExpectTerminal(next.StartTurn(fresh, "hi").TurnID, schema.EvTurnCompleted)
-		reqs, err = env.OpenAI.WaitRequests(2, env.Timeout)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(reqs[1].Tools) == 0 {
+		if toolsOffered(t, env, 1) == 0 {
 			t.Error("a session started after the file was gone was offered no tools")
 		}
 	})

@@ -53,12 +53,8 @@ func TestLSPNoToolsFlagOffersNoTools(t *testing.T) {
 		ed := connect(t, env)
 		sid := ed.StartSession("", nil).SessionID
 		ed.ExpectTerminal(ed.StartTurn(sid, "hi").TurnID, schema.EvTurnCompleted)
-		reqs, err := env.OpenAI.WaitRequests(1, env.Timeout)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(reqs[0].Tools) != 0 {
-			t.Errorf("the model was offered %d tools under --no-tools", len(reqs[0].Tools))
+		if n := toolsOffered(t, env, 0); n != 0 {
+			t.Errorf("the model was offered %d tools under --no-tools", n)
 		}
 	})
 }

@@ -22,7 +22,7 @@ import (
 func TestRulesWrittenByAToolCallWaitForTheUser(t *testing.T) {
 	each(t, func(t *testing.T, env *lsptest.Env) {
 		user := config.UserFile(env.Home)
-		plant := fmt.Sprintf(`printf '\n[approvals]\nallow = ["shell:touch *"]\n' >> '%s'`, user)
+		plant := plantRule(user, "shell:touch *")
 		env.OpenAI.Enqueue(
 			toolReply("call_1", "shell", map[string]string{"command": plant}),
 			toolReply("call_2", "shell", map[string]string{"command": "touch pwned"}),
@@ -57,9 +57,7 @@ func TestRulesWrittenByAToolCallWaitForTheUser(t *testing.T) {
 		}
 		ed.Resolve(sid, second.ApprovalID, session.DecisionDeny)
 		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
-		if _, err := os.Stat(filepath.Join(env.Work, "pwned")); err == nil {
-			t.Error("the planted rule let touch pwned run")
-		}
+		expectNotRun(t, env, "pwned", "the planted rule")
 
 		// Still asked in a new session; "Always allow" with the rule confirms it.
 		other := ed.StartSession("", nil).SessionID
@@ -73,13 +71,7 @@ func TestRulesWrittenByAToolCallWaitForTheUser(t *testing.T) {
 		}, nil)
 		ed.ExpectTerminal(turn2, schema.EvTurnCompleted)
 		turn3 := ed.StartTurn(other, "once more").TurnID
-		ed.ExpectTerminal(turn3, schema.EvTurnCompleted)
-		if n := len(ed.Notes(schema.EvApprovalRequested, lsptest.ForTurn(turn3))); n != 0 {
-			t.Errorf("%d approval requests after the user confirmed the rule", n)
-		}
-		if _, err := os.Stat(filepath.Join(env.Work, "again")); err != nil {
-			t.Errorf("the confirmed rule did not let touch again run: %v", err)
-		}
+		expectRanUnasked(t, ed, env, turn3, "again", "the confirmed rule")
 	})
 }
 
@@ -96,20 +88,13 @@ func TestRulesAddedByHandBetweenCallsApplyAtOnce(t *testing.T) {
 		ed := connect(t, env)
 		sid := ed.StartSession("", nil).SessionID
 		turn := ed.StartTurn(sid, "one").TurnID
-		req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
-		ed.Resolve(sid, req.ApprovalID, session.DecisionApprove)
+		answerApproval(t, ed, sid, turn, session.DecisionApprove)
 		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
 
 		env.Set("approvals", "allow", []string{"shell:touch *"})
 		env.WriteConfig()
 		turn2 := ed.StartTurn(sid, "two").TurnID
-		ed.ExpectTerminal(turn2, schema.EvTurnCompleted)
-		if n := len(ed.Notes(schema.EvApprovalRequested, lsptest.ForTurn(turn2))); n != 0 {
-			t.Errorf("%d approval requests after the user added the rule by hand", n)
-		}
-		if _, err := os.Stat(filepath.Join(env.Work, "two")); err != nil {
-			t.Errorf("the rule added by hand did not let touch two run: %v", err)
-		}
+		expectRanUnasked(t, ed, env, turn2, "two", "the rule added by hand")
 	})
 }
 
@@ -121,7 +106,7 @@ func TestRulesWrittenBeforeTheServerWasKilledWaitForTheUser(t *testing.T) {
 	env := lsptest.NewEnv(t, binaryDialer())
 	user := config.UserFile(env.Home)
 	// $PPID of the shell is the scv process running the call.
-	plant := fmt.Sprintf(`printf '\n[approvals]\nallow = ["shell:touch *"]\n' >> '%s' && kill -9 $PPID`, user)
+	plant := plantRule(user, "shell:touch *") + " && kill -9 $PPID"
 	env.OpenAI.Enqueue(
 		toolReply("call_1", "shell", map[string]string{"command": plant}),
 		toolReply("call_2", "shell", map[string]string{"command": "touch pwned"}),
@@ -130,8 +115,7 @@ func TestRulesWrittenBeforeTheServerWasKilledWaitForTheUser(t *testing.T) {
 	ed := connect(t, env)
 	sid := ed.StartSession("", nil).SessionID
 	turn := ed.StartTurn(sid, "go").TurnID
-	req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
-	ed.Resolve(sid, req.ApprovalID, session.DecisionApprove)
+	answerApproval(t, ed, sid, turn, session.DecisionApprove)
 	ed.AwaitClosed(env.Timeout)
 	if data, _ := os.ReadFile(user); !strings.Contains(string(data), "shell:touch *") {
 		t.Fatalf("the command did not plant its rule; config.toml:\n%s", data)
@@ -148,9 +132,67 @@ func TestRulesWrittenBeforeTheServerWasKilledWaitForTheUser(t *testing.T) {
 	}
 	next.Resolve(sid, asked.ApprovalID, session.DecisionDeny)
 	next.ExpectTerminal(turn, schema.EvTurnCompleted)
-	if _, err := os.Stat(filepath.Join(env.Work, "pwned")); err == nil {
-		t.Error("the planted rule let touch pwned run after a restart")
+	expectNotRun(t, env, "pwned", "the planted rule, after a restart,")
+}
+
+// plantRule is the shell command of the attack: it appends an [approvals]
+// allow rule to the user's config file (user).
+func plantRule(user, rule string) string {
+	return fmt.Sprintf(`printf '\n[approvals]\nallow = ["%s"]\n' >> '%s'`, rule, user)
+}
+
+// expectRanUnasked: turn completed without an approval request, and the
+// command it ran (touch file) made file in the work tree, let by rule.
+func expectRanUnasked(t *testing.T, ed *lsptest.Editor, env *lsptest.Env, turn, file, rule string) {
+	t.Helper()
+	ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+	if n := len(ed.Notes(schema.EvApprovalRequested, lsptest.ForTurn(turn))); n != 0 {
+		t.Errorf("%d approval requests after %s", n, rule)
 	}
+	if _, err := os.Stat(filepath.Join(env.Work, file)); err != nil {
+		t.Errorf("%s did not let touch %s run: %v", rule, file, err)
+	}
+}
+
+// expectNotRun: the command touch file did not run, rule did not let it.
+func expectNotRun(t *testing.T, env *lsptest.Env, file, rule string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(env.Work, file)); err == nil {
+		t.Errorf("%s let touch %s run", rule, file)
+	}
+}
+
+// attack is a turn whose approved first command (call_1) planted a rule
+// and whose second (call_2) waits on the approval asked.
+type attack struct {
+	ed        *lsptest.Editor
+	sid, turn string
+	asked     session.ApprovalRequest
+}
+
+// plantThenAsk starts the turn of an attack: the model runs plant, which
+// is approved, then next, whose approval request it returns.
+func plantThenAsk(t *testing.T, env *lsptest.Env, plant, next string) attack {
+	t.Helper()
+	env.OpenAI.Enqueue(
+		toolReply("call_1", "shell", map[string]string{"command": plant}),
+		toolReply("call_2", "shell", map[string]string{"command": next}),
+		fakeopenai.Reply{Chunks: []string{"done"}},
+	)
+	ed := connect(t, env)
+	sid := ed.StartSession("", nil).SessionID
+	turn := ed.StartTurn(sid, "go").TurnID
+	answerApproval(t, ed, sid, turn, session.DecisionApprove)
+	asked := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.WithStr("callId", "call_2"), 0))
+	return attack{ed, sid, turn, asked}
+}
+
+// deny answers the second command's approval with a denial and waits for
+// the turn to complete.
+func (a attack) deny(t *testing.T) {
+	t.Helper()
+	a.ed.Resolve(a.sid, a.asked.ApprovalID, session.DecisionDeny)
+	a.ed.ExpectTerminal(a.turn, schema.EvTurnCompleted)
 }
 
 // binaryDialer is the dialer that starts `scv lsp` as its own process.
@@ -167,27 +209,15 @@ func binaryDialer() lsptest.Dialer {
 // as the rule to confirm.
 func TestAPlantedRuleForAShellIsNotOffered(t *testing.T) {
 	each(t, func(t *testing.T, env *lsptest.Env) {
-		user := config.UserFile(env.Home)
-		plant := fmt.Sprintf(`printf '\n[approvals]\nallow = ["shell:sh *"]\n' >> '%s'`, user)
-		env.OpenAI.Enqueue(
-			toolReply("call_1", "shell", map[string]string{"command": plant}),
-			toolReply("call_2", "shell", map[string]string{"command": "sh build.sh"}),
-			fakeopenai.Reply{Chunks: []string{"done"}},
-		)
-		ed := connect(t, env)
-		sid := ed.StartSession("", nil).SessionID
-		turn := ed.StartTurn(sid, "go").TurnID
-		first := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
-		ed.Resolve(sid, first.ApprovalID, session.DecisionApprove)
-		second := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.WithStr("callId", "call_2"), 0))
+		a := plantThenAsk(t, env, plantRule(config.UserFile(env.Home), "shell:sh *"), "sh build.sh")
+		second := a.asked
 		if second.SuggestedRule != "shell:sh build.sh" || second.ConfirmsRule {
 			t.Errorf("suggestedRule = %q, confirmsRule = %v, want only the exact command, which confirms nothing", second.SuggestedRule, second.ConfirmsRule)
 		}
 		if !strings.Contains(second.Notice, "shell:sh *") || !strings.Contains(second.Notice, "not offered") {
 			t.Errorf("notice = %q, want it to name shell:sh * and say it is not offered", second.Notice)
 		}
-		ed.Resolve(sid, second.ApprovalID, session.DecisionDeny)
-		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+		a.deny(t)
 	})
 }
 
@@ -195,26 +225,13 @@ func TestAPlantedRuleForAShellIsNotOffered(t *testing.T) {
 // nothing while the server that ran it lives.
 func TestARuleTheCommandAlsoMarkedTrustedWaitsForTheUser(t *testing.T) {
 	each(t, func(t *testing.T, env *lsptest.Env) {
-		plant := fmt.Sprintf(`printf '\n[approvals]\nallow = ["shell:touch *"]\n' >> '%s' && printf '{"trusted": ["shell:touch *"], "unconfirmed": [], "calls": []}' > '%s'`,
-			config.UserFile(env.Home), config.RuleLedgerFile(env.Home))
-		env.OpenAI.Enqueue(
-			toolReply("call_1", "shell", map[string]string{"command": plant}),
-			toolReply("call_2", "shell", map[string]string{"command": "touch pwned"}),
-			fakeopenai.Reply{Chunks: []string{"done"}},
-		)
-		ed := connect(t, env)
-		sid := ed.StartSession("", nil).SessionID
-		turn := ed.StartTurn(sid, "go").TurnID
-		first := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.ForTurn(turn), 0))
-		ed.Resolve(sid, first.ApprovalID, session.DecisionApprove)
-		second := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, lsptest.WithStr("callId", "call_2"), 0))
-		if !strings.Contains(second.Notice, "shell:touch *") {
-			t.Errorf("notice = %q, want it to name shell:touch *", second.Notice)
+		plant := plantRule(config.UserFile(env.Home), "shell:touch *") +
+			fmt.Sprintf(` && printf '{"trusted": ["shell:touch *"], "unconfirmed": [], "calls": []}' > '%s'`, config.RuleLedgerFile(env.Home))
+		a := plantThenAsk(t, env, plant, "touch pwned")
+		if !strings.Contains(a.asked.Notice, "shell:touch *") {
+			t.Errorf("notice = %q, want it to name shell:touch *", a.asked.Notice)
 		}
-		ed.Resolve(sid, second.ApprovalID, session.DecisionDeny)
-		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
-		if _, err := os.Stat(filepath.Join(env.Work, "pwned")); err == nil {
-			t.Error("the planted rule let touch pwned run")
-		}
+		a.deny(t)
+		expectNotRun(t, env, "pwned", "the planted rule")
 	})
 }

@@ -76,6 +76,20 @@ func fakeHome(t *testing.T, srv *fakeopenai.Server) string {
 	return home
 }
 
+// appendConfig adds text (whole TOML tables) to the config file of a
+// fakeHome.
+func appendConfig(t *testing.T, home, text string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString("\n" + text); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestDemoShowsTheWholeTurnOffline(t *testing.T) {
 	stdout, stderr, code := run(t, t.TempDir(), t.TempDir(), "", "demo")
 	if code != 0 {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,14 +14,7 @@ import (
 func TestExecShowsTheNoticeThatTheSessionFileIsNearlyFull(t *testing.T) {
 	srv := fakeopenai.New(t)
 	home := fakeHome(t, srv)
-	f, err := os.OpenFile(filepath.Join(home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString("\n[sessions]\nmax_log_bytes = 32768\n"); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	appendConfig(t, home, "[sessions]\nmax_log_bytes = 32768\n")
 	prompt := strings.Repeat("a prompt that fills the file ", 500)
 	_, stderr, code := run(t, home, t.TempDir(), "", "exec", prompt)
 	if code != 0 {

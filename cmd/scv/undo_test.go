@@ -25,8 +25,7 @@ const undoFiles = 300
 func TestExecPrintsChangesAndUndoSurvivesKill9(t *testing.T) {
 	srv := fakeopenai.New(t)
 	home := fakeHome(t, srv)
-	cfg, _ := os.ReadFile(filepath.Join(home, "config.toml"))
-	os.WriteFile(filepath.Join(home, "config.toml"), append(cfg, "[agent]\napproval_policy = \"auto\"\n"...), 0o600)
+	appendConfig(t, home, "[agent]\napproval_policy = \"auto\"\n")
 	work, _ := filepath.EvalSymlinks(t.TempDir())
 	name := func(i int) string { return filepath.Join(work, fmt.Sprintf("f%03d.txt", i)) }
 	before := strings.Repeat("before\n", 2000)
@@ -98,8 +97,7 @@ func TestExecPrintsChangesAndUndoSurvivesKill9(t *testing.T) {
 func TestUndoForceSaysWhatItWillNotRevertThroughASymlink(t *testing.T) {
 	srv := fakeopenai.New(t)
 	home := fakeHome(t, srv)
-	cfg, _ := os.ReadFile(filepath.Join(home, "config.toml"))
-	os.WriteFile(filepath.Join(home, "config.toml"), append(cfg, "[agent]\napproval_policy = \"auto\"\n"...), 0o600)
+	appendConfig(t, home, "[agent]\napproval_policy = \"auto\"\n")
 	work, _ := filepath.EvalSymlinks(t.TempDir())
 	outside := filepath.Join(t.TempDir(), "a.txt")
 	os.WriteFile(outside, []byte("outside secret\n"), 0o644)

@@ -13,56 +13,24 @@
 // client has read some of what is queued.
 package outbudget
 
-import "sync/atomic"
+import "scv/internal/bytebudget"
 
 // Process is the byte budget shared by every connection of a process. It
 // is safe for concurrent use.
-type Process struct {
-	limit int64
-	used  atomic.Int64
-	peak  atomic.Int64
-}
+type Process struct{ b *bytebudget.Budget }
 
 // NewProcess returns a budget of limit bytes.
-func NewProcess(limit int) *Process { return &Process{limit: int64(limit)} }
+func NewProcess(limit int) *Process { return &Process{bytebudget.New(limit)} }
 
 // Limit returns the budget's size in bytes.
-func (p *Process) Limit() int { return int(p.limit) }
+func (p *Process) Limit() int { return p.b.Limit() }
 
 // Used returns the bytes charged now.
-func (p *Process) Used() int { return int(p.used.Load()) }
+func (p *Process) Used() int { return p.b.Used() }
 
 // Peak returns the most bytes ever charged at once: what a test asserts
 // a bound on, since it cannot miss a moment.
-func (p *Process) Peak() int { return int(p.peak.Load()) }
-
-func (p *Process) tryTake(n int) bool {
-	for {
-		u := p.used.Load()
-		if u+int64(n) > p.limit {
-			return false
-		}
-		if p.used.CompareAndSwap(u, u+int64(n)) {
-			p.notePeak(u + int64(n))
-			return true
-		}
-	}
-}
-
-func (p *Process) take(n int) { p.notePeak(p.used.Add(int64(n))) }
-
-func (p *Process) give(n int) { p.used.Add(-int64(n)) }
-
-func (p *Process) notePeak(u int64) {
-	for {
-		old := p.peak.Load()
-		if u <= old || p.peak.CompareAndSwap(old, u) {
-			return
-		}
-	}
-}
-
-func (p *Process) spent() bool { return p.used.Load() >= p.limit }
+func (p *Process) Peak() int { return p.b.Peak() }
 
 // Account is one connection's share of a Process budget, with a limit of
 // its own. It is not safe for concurrent use: the queue that owns it
@@ -86,7 +54,7 @@ func NewAccount(proc *Process, limit int) *Account {
 // Admit charges n bytes if they fit in both budgets and reports whether
 // they did: the test for a frame that may be dropped.
 func (a *Account) Admit(n int) bool {
-	if a.queued+n > a.limit || !a.proc.tryTake(n) {
+	if a.queued+n > a.limit || !a.proc.b.TryTake(n) {
 		return false
 	}
 	a.add(n)
@@ -97,7 +65,7 @@ func (a *Account) Admit(n int) bool {
 // arrive. A connection keeps the overshoot to one such frame by waiting
 // while Full before it takes on more.
 func (a *Account) Charge(n int) {
-	a.proc.take(n)
+	a.proc.b.Take(n)
 	a.add(n)
 }
 
@@ -109,7 +77,7 @@ func (a *Account) add(n int) {
 // Release returns n bytes: written, or dropped without being written.
 func (a *Account) Release(n int) {
 	a.queued -= n
-	a.proc.give(n)
+	a.proc.b.Give(n)
 }
 
 // ReleaseAll returns everything still charged, when the queue is
@@ -122,7 +90,7 @@ func (a *Account) ReleaseAll() { a.Release(a.queued) }
 // through even then, so clients that read are not stalled by one that
 // does not; each adds at most one frame to the overshoot.
 func (a *Account) Full() bool {
-	return a.queued >= a.limit || (a.queued > 0 && a.proc.spent())
+	return a.queued >= a.limit || (a.queued > 0 && a.proc.b.Spent())
 }
 
 // Queued returns the bytes charged to this account now.

@@ -17,10 +17,9 @@ import (
 	"sync"
 
 	"go.lsp.dev/protocol"
-	"scv/internal/approvaltext"
+	"scv/internal/notice"
 	"scv/internal/termsafe"
 	"scv/internal/turnchanges"
-	"scv/internal/turnend"
 
 	"scv/lsp"
 	"scv/lsp/client"
@@ -257,7 +256,7 @@ func (r *runner) show(ctx context.Context, c *client.Client, t *ownTurn, n clien
 		var p session.ApprovalRequest
 		_ = json.Unmarshal(n.Params, &p)
 		fmt.Fprintf(r.opts.Log, "? approval needed: %s (%s)\n%s\n", termsafe.Line(p.Name), termsafe.Line(p.Risk), indent(termsafe.Escape(p.Summary)))
-		for _, l := range approvaltext.Notice(p.Approval) {
+		for _, l := range notice.Approval(p.Approval) {
 			fmt.Fprintf(r.opts.Log, "  %s\n", l)
 		}
 		decision := r.opts.Approve(p)
@@ -327,7 +326,7 @@ func (r *runner) show(ctx context.Context, c *client.Client, t *ownTurn, n clien
 // showTurnEndNotice shows the notice a turn's terminal event carries (its
 // session's file is nearly full), under the turn's end.
 func (r *runner) showTurnEndNotice(params json.RawMessage) {
-	if line := turnend.NoticeLine(params); line != "" {
+	if line := notice.TurnEnd(params); line != "" {
 		fmt.Fprintln(r.opts.Log, line)
 	}
 }

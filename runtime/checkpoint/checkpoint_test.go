@@ -68,15 +68,30 @@ func (f *fixture) turn(id string, touched []string, change func()) []Change {
 	return changes
 }
 
+// expectFile fails the test unless the workspace's file path holds want.
+func (f *fixture) expectFile(path, want string) {
+	f.t.Helper()
+	if s, _ := f.read(path); s != want {
+		f.t.Errorf("%s = %q, want %q", path, s, want)
+	}
+}
+
 func (f *fixture) revert(force bool, ids ...string) Outcome {
+	f.t.Helper()
+	return f.revertCalling(nil, force, ids...)
+}
+
+// revertCalling reverts the turns ids, calling afterFile after each file
+// the revert writes (nil: nothing).
+func (f *fixture) revertCalling(afterFile func(path string), force bool, ids ...string) Outcome {
 	f.t.Helper()
 	targets, err := f.repo.Plan(context.Background(), ids)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	out, err := f.repo.Revert(context.Background(), targets, force, nil)
+	out, err := f.repo.Revert(context.Background(), targets, force, afterFile)
 	if err != nil {
-		f.t.Fatal(err)
+		f.t.Fatalf("force=%v: revert failed: %v", force, err)
 	}
 	return out
 }
@@ -99,15 +114,11 @@ func TestRevertEditCreateDeleteAcrossThreeTurns(t *testing.T) {
 	if len(out.Conflicts) != 0 || len(out.Reverted) != 3 {
 		t.Fatalf("outcome = %+v", out)
 	}
-	if s, _ := f.read("a.txt"); s != "one\n" {
-		t.Errorf("a.txt = %q", s)
-	}
+	f.expectFile("a.txt", "one\n")
 	if _, ok := f.read("new/b.txt"); ok {
 		t.Error("the created file is still there")
 	}
-	if s, _ := f.read("gone.txt"); s != "keep me\n" {
-		t.Errorf("gone.txt = %q", s)
-	}
+	f.expectFile("gone.txt", "keep me\n")
 	info, _ := os.Stat(filepath.Join(f.ws, "untouched.txt"))
 	if !info.ModTime().Equal(old) {
 		t.Errorf("untouched.txt mtime changed: %v, was %v", info.ModTime(), old)
@@ -135,9 +146,7 @@ func TestRevertConflictRefusedThenForced(t *testing.T) {
 	if len(out.Conflicts) != 0 || len(out.Reverted) != 2 {
 		t.Fatalf("forced outcome = %+v", out)
 	}
-	if s, _ := f.read("a.txt"); s != "one\n" {
-		t.Errorf("a.txt = %q", s)
-	}
+	f.expectFile("a.txt", "one\n")
 }
 
 func TestRevertBinaryAndIgnoredFile(t *testing.T) {

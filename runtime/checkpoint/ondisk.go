@@ -10,7 +10,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"scv/internal/regfile"
@@ -201,19 +200,26 @@ func kept(data []byte, keep bool) []byte {
 	return nil
 }
 
+// errChanged is readRegular's answer for a file that is not the one its
+// Lstat saw, or that changed size while it was read.
+var errChanged = errors.New("it changed while being read")
+
 // readRegular hashes the regular file name in d that info describes as
 // git hashes a blob, as it reads it, and with keep also returns its bytes.
-// It opens without waiting (a named pipe swapped in after the Lstat would
-// block the open) and makes sure it read that very file, whole.
+// It opens without waiting, as regfile does (a named pipe swapped in after
+// the Lstat would block the open), and makes sure it read that very file,
+// whole.
 func readRegular(d *os.Root, name string, info fs.FileInfo, keep bool) (hash string, data []byte, err error) {
-	f, err := d.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, now, err := regfile.OpenInRoot(d, name)
+	if errors.Is(err, regfile.ErrNotRegular) {
+		return "", nil, errChanged
+	}
 	if err != nil {
 		return "", nil, err
 	}
 	defer f.Close()
-	now, err := f.Stat()
-	if err != nil || !os.SameFile(info, now) {
-		return "", nil, errors.New("it changed while being read")
+	if !os.SameFile(info, now) {
+		return "", nil, errChanged
 	}
 	h := sha1.New()
 	io.WriteString(h, "blob "+strconv.FormatInt(now.Size(), 10)+"\x00")
@@ -227,7 +233,7 @@ func readRegular(d *os.Root, name string, info fs.FileInfo, keep bool) (hash str
 		return "", nil, err
 	}
 	if n != now.Size() {
-		return "", nil, errors.New("it changed while being read")
+		return "", nil, errChanged
 	}
 	return hex.EncodeToString(h.Sum(nil)), kept(buf.Bytes(), keep), nil
 }

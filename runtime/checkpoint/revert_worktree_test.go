@@ -107,12 +107,8 @@ func TestRevertUndoesALaterTurnsSymlinkSwapInsideTheWorkspace(t *testing.T) {
 	if info, err := os.Lstat(filepath.Join(f.ws, "dir")); err != nil || !info.IsDir() {
 		t.Fatalf("dir = %v, %v; want a directory again", info, err)
 	}
-	if s, _ := f.read("dir/a.txt"); s != "one\n" {
-		t.Errorf("dir/a.txt = %q", s)
-	}
-	if s, _ := f.read("dir/sub/c.txt"); s != "see\n" {
-		t.Errorf("dir/sub/c.txt = %q", s)
-	}
+	f.expectFile("dir/a.txt", "one\n")
+	f.expectFile("dir/sub/c.txt", "see\n")
 	for _, p := range []string{"dir/new.txt", "old/a.txt", "old/new.txt", "old/sub/c.txt"} {
 		if _, ok := f.read(p); ok {
 			t.Errorf("%s is still there", p)
@@ -160,9 +156,7 @@ func TestRevertPutsAFileBackWhereTheTurnMadeADirectory(t *testing.T) {
 	if len(out.Conflicts) != 0 || len(out.Reverted) != 2 {
 		t.Fatalf("outcome = %+v", out)
 	}
-	if s, _ := f.read("x"); s != "file\n" {
-		t.Errorf("x = %q", s)
-	}
+	f.expectFile("x", "file\n")
 }
 
 // A directory the user replaced with a file after the turn is a conflict
@@ -175,11 +169,7 @@ func TestRevertWhereADirectoryBecameAFile(t *testing.T) {
 	os.RemoveAll(filepath.Join(f.ws, "dir"))
 	f.write("dir", "the user's file\n")
 	for _, force := range []bool{false, true} {
-		targets, _ := f.repo.Plan(t.Context(), []string{"t1"})
-		out, err := f.repo.Revert(t.Context(), targets, force, nil)
-		if err != nil {
-			t.Fatalf("force=%v: revert failed: %v; want a conflict", force, err)
-		}
+		out := f.revert(force, "t1")
 		if c, ok := conflictOf(out, "dir/a.txt"); !ok || !strings.Contains(c.Diff, "dir is a file") {
 			t.Fatalf("force=%v: outcome = %+v; want dir/a.txt as a conflict with its reason", force, out)
 		}
@@ -194,9 +184,7 @@ func TestRevertWhereADirectoryBecameAFile(t *testing.T) {
 	if out := f.revert(false, "t1", "t2"); len(out.Conflicts) != 0 {
 		t.Fatalf("outcome = %+v", out)
 	}
-	if s, _ := f.read("dir/a.txt"); s != "one\n" {
-		t.Errorf("dir/a.txt = %q", s)
-	}
+	f.expectFile("dir/a.txt", "one\n")
 }
 
 // A file the user replaced with a named pipe is never opened (a reader
@@ -224,9 +212,7 @@ func TestRevertNeverOpensANamedPipe(t *testing.T) {
 	if len(out.Conflicts) != 0 || len(out.Reverted) != 2 {
 		t.Fatalf("forced outcome = %+v", out)
 	}
-	if s, _ := f.read("a.txt"); s != "one\n" {
-		t.Errorf("a.txt = %q", s)
-	}
+	f.expectFile("a.txt", "one\n")
 }
 
 // Whether a turn's change is late is judged inside the workspace: for a
@@ -256,9 +242,7 @@ func TestLateChangesAreJudgedInsideTheWorkspace(t *testing.T) {
 		t.Fatalf("outcome = %+v; want no conflict", out)
 	}
 	expectUntouched(t, outside, outsideFiles)
-	if s, _ := f.read("dir/a.txt"); s != "one\n" {
-		t.Errorf("dir/a.txt = %q", s)
-	}
+	f.expectFile("dir/a.txt", "one\n")
 }
 
 // A directory swapped for a symlink to elsewhere while the revert writes
@@ -275,18 +259,11 @@ func TestAFileThatCannotBeWrittenMidRevertIsAConflictAndTheRestGoOn(t *testing.T
 			f.write(p, "two\n")
 		}
 	})
-	targets, err := f.repo.Plan(t.Context(), []string{"t1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := f.repo.Revert(t.Context(), targets, false, func(path string) {
+	out := f.revertCalling(func(path string) {
 		if path == "a.txt" {
 			f.swapForSymlink("dir", "mine", outside)
 		}
-	})
-	if err != nil {
-		t.Fatalf("revert failed: %v; want a conflict", err)
-	}
+	}, false, "t1")
 	if c, ok := conflictOf(out, "dir/a.txt"); !ok || len(out.Conflicts) != 1 || !strings.Contains(c.Diff, "dir is a symlink") {
 		t.Fatalf("outcome = %+v; want dir/a.txt alone as a conflict with its reason", out)
 	}
@@ -294,9 +271,7 @@ func TestAFileThatCannotBeWrittenMidRevertIsAConflictAndTheRestGoOn(t *testing.T
 		t.Errorf("reverted %v; want a.txt and z/a.txt", out.Reverted)
 	}
 	expectUntouched(t, outside, outsideFiles)
-	if s, _ := f.read("z/a.txt"); s != "one\n" {
-		t.Errorf("z/a.txt = %q", s)
-	}
+	f.expectFile("z/a.txt", "one\n")
 }
 
 // A file whose name is as long as the file system allows (255 bytes) is

@@ -189,12 +189,8 @@ func TestAFileTheUsersGitTracksIsNeverIgnored(t *testing.T) {
 	if out := f.revert(false, "t1"); len(out.Reverted) != 2 || len(out.Conflicts) != 0 {
 		t.Fatalf("revert = %+v", out)
 	}
-	if s, _ := f.read("keep.env"); s != "KEY=one\n" {
-		t.Errorf("keep.env = %q", s)
-	}
-	if s, _ := f.read("build/pinned.txt"); s != "pinned\n" {
-		t.Errorf("build/pinned.txt = %q", s)
-	}
+	f.expectFile("keep.env", "KEY=one\n")
+	f.expectFile("build/pinned.txt", "pinned\n")
 	// Removed by one turn and made again by another, the user's index
 	// unchanged between them: still kept.
 	only := func(changes []Change, path string) {

@@ -1,6 +1,6 @@
 package mcp
 
-import "sync"
+import "scv/internal/bytebudget"
 
 // MaxProcessCatalogBytes bounds the tools all MCP servers of a process
 // offer together (every session's, as toolBytes counts them), so that many
@@ -10,38 +10,19 @@ const MaxProcessCatalogBytes = 64 << 20
 
 // CatalogBudget is the bytes the servers of every Manager sharing it may
 // hold in their catalogs. Its methods are safe for concurrent use.
-type CatalogBudget struct {
-	mu          sync.Mutex
-	limit, used int
-}
+type CatalogBudget struct{ b *bytebudget.Budget }
 
 // NewCatalogBudget returns a budget of limit bytes; a process makes one
 // of MaxProcessCatalogBytes and gives it to every Manager.
 func NewCatalogBudget(limit int) *CatalogBudget {
-	return &CatalogBudget{limit: limit}
+	return &CatalogBudget{bytebudget.New(limit)}
 }
 
 // Used is how much of the budget is held.
-func (b *CatalogBudget) Used() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.used
-}
+func (b *CatalogBudget) Used() int { return b.b.Used() }
 
 // take holds n bytes if they fit.
-func (b *CatalogBudget) take(n int) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.used+n > b.limit {
-		return false
-	}
-	b.used += n
-	return true
-}
+func (b *CatalogBudget) take(n int) bool { return b.b.TryTake(n) }
 
 // give returns n bytes taken before.
-func (b *CatalogBudget) give(n int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.used -= n
-}
+func (b *CatalogBudget) give(n int) { b.b.Give(n) }

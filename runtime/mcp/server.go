@@ -121,7 +121,7 @@ func (s *server) offerLocked(c *catalog) {
 			continue
 		}
 		notes.add(fmt.Sprintf("tool %s left out: the tools of every MCP server of this process reached MaxProcessCatalogBytes (%d bytes)",
-			quoteName(t.Remote), budget.limit))
+			quoteName(t.Remote), budget.b.Limit()))
 	}
 	if len(fit) < len(kept) {
 		s.m.routes.claim(s, fit)

@@ -1,8 +1,6 @@
 package session
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,11 +29,7 @@ func TestAClosedSessionHoldsNothingAndIsReported(t *testing.T) {
 	srv := fakeopenai.New(t)
 	answer := strings.Repeat("z", 1<<20)
 	srv.Enqueue(fakeopenai.Reply{Chunks: []string{answer}})
-	home := t.TempDir()
-	cfg := fmt.Sprintf("[provider]\nbase_url = %q\napi_key = \"k\"\nmodel = \"m\"\n", srv.URL())
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	home := homeFor(t, srv, "")
 	st, err := store.Open(filepath.Join(home, "sessions"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,13 +1,7 @@
 package session
 
 import (
-	"encoding/json"
-	"fmt"
-	"slices"
-	"sync"
-
 	"scv/runtime/provider"
-	"scv/runtime/store"
 	"scv/runtime/tools"
 )
 
@@ -32,91 +26,6 @@ type Payload interface{ isPayload() }
 // session's lock held, in seq order, and must not block.
 type Subscriber interface {
 	Deliver(ev Event)
-}
-
-// Encoded returns the event as an encoder identified by key renders it,
-// calling encode the first time only. The bytes are shared by every
-// connection and every replay of the event, so a front door encodes each
-// event once per dialect; key is any comparable value private to that door.
-//
-// The cache lives on the event rather than in each door so that a replay
-// from the ring, a late subscriber and a live delivery all find the same
-// bytes without a door keeping its own (session, seq) table.
-func (e Event) Encoded(key any, encode func(Event) []byte) []byte {
-	if e.memo == nil {
-		return encode(e)
-	}
-	m := e.memo
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.first.bytes != nil && m.first.key == key {
-		return m.first.bytes
-	}
-	for _, c := range m.more {
-		if c.key == key {
-			return c.bytes
-		}
-	}
-	b := encode(e)
-	if m.first.bytes == nil {
-		m.first = memoEntry{key, b}
-	} else {
-		m.more = append(m.more, memoEntry{key, b})
-	}
-	return b
-}
-
-// memo holds an event's encodings; the first dialect's sits inline, so
-// the common case of one dialect costs no slice.
-type memo struct {
-	mu    sync.Mutex
-	first memoEntry
-	more  []memoEntry
-}
-
-// memoSlab hands out an event's memo from a block allocated for many, so
-// that a streamed delta does not cost an allocation for its memo. A block
-// lives while any of its events does; the replay ring holds that many
-// anyway.
-type memoSlab []memo
-
-// memoSlabSize is how many memos one block holds.
-const memoSlabSize = 64
-
-func (m *memoSlab) next() *memo {
-	if len(*m) == 0 {
-		*m = make(memoSlab, memoSlabSize)
-	}
-	first := &(*m)[0]
-	*m = (*m)[1:]
-	return first
-}
-
-// bytes returns the bytes of the encodings cached so far.
-func (m *memo) bytes() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n := len(m.first.bytes)
-	for _, c := range m.more {
-		n += len(c.bytes)
-	}
-	return n
-}
-
-// forget drops the cached encodings. The ring calls it on an event it
-// lets go: the memo sits in a block shared with newer events, which would
-// otherwise keep the encodings alive. Whoever still holds the event and
-// asks for an encoding gets it made again.
-func (m *memo) forget() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.first = memoEntry{}
-	m.more = nil
-}
-
-type memoEntry struct {
-	key   any
-	bytes []byte
 }
 
 // ContextRef names an attachment of a prompt without its text.
@@ -272,108 +181,6 @@ func (SessionRenamed) isPayload()     {}
 func (SessionRestored) isPayload()    {}
 func (TurnSteered) isPayload()        {}
 func (SessionConfigured) isPayload()  {}
-
-// eventTooLarge means an event exceeds what one server frame may carry.
-type eventTooLarge struct {
-	payload Payload
-	size    int
-	limit   int
-}
-
-func (e *eventTooLarge) Error() string {
-	return fmt.Sprintf("a %T event of %d bytes exceeds the server frame limit of %d bytes", e.payload, e.size, e.limit)
-}
-
-// emitLocked numbers, records and fans out one event. s.mu must be held.
-// An event whose JSON would not fit in a server frame is refused before it
-// takes a seq, so no door ever has to drop one. So is an event whose
-// record cannot be stored (a full disk: store_failed; the file at its
-// bound: session_too_large): nobody sees it, and the caller undoes the
-// change it announces (see undoOnRefusal).
-func (s *Session) emitLocked(p Payload) error { return s.emitAsLocked(p, false) }
-
-// announceLocked emits an event that must go out even when its record
-// cannot be stored yet (a turn's end, a restore, a close): the log keeps
-// the record and writes it with its next successful sync.
-func (s *Session) announceLocked(p Payload) { _ = s.emitAsLocked(p, true) }
-
-// undoOnRefusal emits p, the event of a change the caller has made, and
-// calls undo when the event is refused, so a change that could not be
-// stored is not kept either.
-func (s *Session) undoOnRefusal(p Payload, undo func()) error {
-	err := s.emitLocked(p)
-	if err != nil {
-		undo()
-	}
-	return err
-}
-
-func (s *Session) emitAsLocked(p Payload, must bool) error {
-	// A stored event's record holds the same JSON that is measured.
-	data, size := measurePayload(p)
-	if size+frameOverheadBytes+len(s.id) > s.limits.MaxServerFrameBytes {
-		return &eventTooLarge{payload: p, size: size, limit: s.limits.MaxServerFrameBytes}
-	}
-	if s.seq >= store.MaxSeq {
-		return errorf(CodeSessionTooLarge, "session %s has used every seq (store.MaxSeq); fork it to go on", s.id)
-	}
-	ev := Event{SessionID: s.id, Seq: s.seq + 1, Payload: p, size: size, json: data}
-	// Stored (and at the durable points synced) before any client sees it.
-	if err := s.persistLocked(ev, data, must); err != nil && !must {
-		return err
-	}
-	s.seq++
-	ev.memo = s.memos.next()
-	for _, sub := range s.subList {
-		sub.Deliver(ev)
-	}
-	// Into the ring after delivery, so that it is charged for the
-	// encodings the doors made of it.
-	s.ring.push(ev)
-	return nil
-}
-
-// subscribeLocked adds sub to the session's subscribers. Delivery ranges
-// over subList, a slice beside the map: ranging over a map costs as much
-// as the rest of a delta's way to a connection.
-func (s *Session) subscribeLocked(sub Subscriber) {
-	if _, ok := s.subs[sub]; !ok {
-		s.subs[sub] = struct{}{}
-		s.subList = append(s.subList, sub)
-	}
-}
-
-func (s *Session) unsubscribeLocked(sub Subscriber) {
-	delete(s.subs, sub)
-	s.subList = slices.DeleteFunc(s.subList, func(x Subscriber) bool { return x == sub })
-}
-
-// measurePayload returns the JSON of an event's members and its size.
-// Deltas (of the answer and of the reasoning), the streaming hot path,
-// are measured without encoding them, so their JSON is nil; every other
-// event is encoded once, here (a stored event's record holds this JSON).
-func measurePayload(p Payload) ([]byte, int) {
-	switch d := p.(type) {
-	case AssistantDelta:
-		return nil, 24 + jsonStringLen(d.TurnID) + jsonStringLen(d.Content)
-	case AssistantReasoning:
-		return nil, 24 + jsonStringLen(d.TurnID) + jsonStringLen(d.Content)
-	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		return nil, 0
-	}
-	return b, len(b)
-}
-
-// PayloadJSON returns the JSON object of the event's members, reusing
-// the encoding made when the event was measured.
-func (e Event) PayloadJSON() ([]byte, error) {
-	if e.json != nil {
-		return e.json, nil
-	}
-	return json.Marshal(e.Payload)
-}
 
 // QueueEntry is one waiting prompt.
 type QueueEntry struct {

@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,11 +31,7 @@ func TestAPromptsFileAccessServesItsTurn(t *testing.T) {
 		read, fakeopenai.Reply{Chunks: []string{"read"}},
 		read, fakeopenai.Reply{Chunks: []string{"read again"}},
 	)
-	home, work := t.TempDir(), t.TempDir()
-	cfg := fmt.Sprintf("[provider]\nbase_url = %q\napi_key = \"k\"\nmodel = \"m\"\n[agent]\napproval_policy = \"auto\"\n", srv.URL())
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	home, work := homeFor(t, srv, "[agent]\napproval_policy = \"auto\"\n"), t.TempDir()
 	if err := os.WriteFile(filepath.Join(work, "a.txt"), []byte("on disk\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}

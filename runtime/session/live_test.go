@@ -17,17 +17,25 @@ import (
 // A response's reasoning is stored with the next record and replayed from
 // the file as one event with the seq of its last delta, in seq order with
 // the rest; the usage totals survive a reload.
+// homeFor is a $SCV_HOME whose config.toml points the provider at srv,
+// followed by extra (whole TOML tables, or "").
+func homeFor(t *testing.T, srv *fakeopenai.Server, extra string) string {
+	t.Helper()
+	home := t.TempDir()
+	cfg := fmt.Sprintf("[provider]\nbase_url = %q\napi_key = \"k\"\nmodel = \"m\"\n", srv.URL()) + extra
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
 func TestReasoningAndUsageAreStored(t *testing.T) {
 	srv := fakeopenai.New(t)
 	srv.Enqueue(fakeopenai.Reply{
 		Reasoning: []string{"first ", "thought"}, Chunks: []string{"answer"},
 		Usage: &provider.Usage{InputTokens: 70, OutputTokens: 7},
 	})
-	home := t.TempDir()
-	cfg := fmt.Sprintf("[provider]\nbase_url = %q\napi_key = \"k\"\nmodel = \"m\"\n", srv.URL())
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	home := homeFor(t, srv, "")
 	st, err := store.Open(filepath.Join(home, "sessions"))
 	if err != nil {
 		t.Fatal(err)

@@ -46,13 +46,7 @@ func TestTheTurnThatFillsTheFileSaysSoOnce(t *testing.T) {
 	if again := ends(&turn{id: "next", ctx: context.Background()}); again.Notice != "" {
 		t.Fatalf("said again: %+v", again)
 	}
-	s.mu.Lock()
-	s.closeDiskLocked()
-	s.mu.Unlock()
-	loaded, err := st.Read(s.id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	loaded := closeAndRead(t, st, s)
 	r := rebuild(loaded.Records)
 	if !r.toldFull {
 		t.Fatal("a reload would say it again")

@@ -1,12 +1,8 @@
 package session
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -15,15 +11,9 @@ import (
 	"scv/runtime/ceiling"
 	"scv/runtime/config"
 	"scv/runtime/mcp"
-	"scv/runtime/prompt"
 	"scv/runtime/provider"
 	"scv/runtime/store"
-	"scv/runtime/tools"
 )
-
-// ShutdownGrace is how long Shutdown waits for cancelled turns to end
-// before abandoning them.
-const ShutdownGrace = 3 * time.Second
 
 // Options configure a Manager.
 type Options struct {
@@ -153,101 +143,6 @@ func (m *Manager) Start(p StartParams, sub Subscriber) (*Session, Snapshot, erro
 	return s, a.Snapshot, nil
 }
 
-func checkCwd(cwd string) (string, error) {
-	if cwd == "" || !filepath.IsAbs(cwd) {
-		return "", errorf(CodeInvalidCwd, "cwd must be an absolute directory path, got %q", cwd)
-	}
-	info, err := os.Stat(cwd)
-	if err != nil {
-		return "", errorf(CodeInvalidCwd, "cwd %s: %v", cwd, errors.Unwrap(err))
-	}
-	if !info.IsDir() {
-		return "", errorf(CodeInvalidCwd, "cwd %s is not a directory", cwd)
-	}
-	resolved, err := filepath.EvalSymlinks(cwd)
-	if err != nil {
-		return "", errorf(CodeInvalidCwd, "cwd %s: %v", cwd, err)
-	}
-	return resolved, nil
-}
-
-func (m *Manager) build(id string, createdAt time.Time, cwd string, cfg config.Config, ceil ceiling.Ceiling) (*Session, error) {
-	prov, err := m.newProvider(cfg)
-	if err != nil {
-		return nil, err
-	}
-	ws, err := tools.NewWorkspace(cwd)
-	if err != nil {
-		return nil, errorf(CodeInvalidCwd, "%v", err)
-	}
-	sys, err := prompt.Build(prompt.Options{
-		Workspace:     ws.Root(),
-		Configured:    cfg.Agent.SystemPrompt,
-		MaxReadBytes:  cfg.Tools.MaxReadBytes,
-		SkillsEnabled: cfg.Skills.Enabled && cfg.Tools.Enabled, // read_skill is a tool
-		PlanTool:      cfg.Tools.Enabled,
-		Home:          m.opts.Home,
-		MaxBytes:      systemPromptBytes(cfg.Context.MaxTokens),
-	})
-	if err != nil {
-		if errors.Is(err, prompt.ErrOverBudget) {
-			return nil, errorf(CodeInvalidParams, "%v: the system prompt may take 1/%d of context.max_tokens (%d)", err, systemPromptShare, cfg.Context.MaxTokens)
-		}
-		return nil, fmt.Errorf("build system prompt: %w", err)
-	}
-	// Without tools the registry is empty rather than nil: a model may
-	// still call a tool, and that call is answered "unknown tool".
-	registry := tools.NewRegistry()
-	if cfg.Tools.Enabled {
-		all := tools.Builtin(ws, tools.Limits{
-			MaxReadBytes:   cfg.Tools.MaxReadBytes,
-			MaxOutputBytes: cfg.Tools.MaxOutputBytes,
-			ShellTimeout:   time.Duration(cfg.Tools.ShellTimeoutSeconds) * time.Second,
-			MaxGrepMatches: cfg.Tools.MaxGrepMatches,
-		}, m.shellEnvFor(cfg))
-		if len(sys.Skills) > 0 {
-			all = append(all, prompt.NewReadSkillTool(sys.Skills, cfg.Tools.MaxReadBytes))
-		}
-		all = append(all, planTool{})
-		registry = tools.NewRegistry(all...)
-	}
-	limits := m.opts.Limits.WithResponse(ResponseLimits(cfg))
-	limits.MaxServerFrameBytes = cfg.Protocol.MaxServerFrameBytes
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &Session{
-		id:               id,
-		cwd:              ws.Root(),
-		home:             m.opts.Home,
-		rules:            m.rules,
-		model:            cfg.Provider.Model,
-		configuredModels: cfg.Provider.Models,
-		modelCache:       m.models,
-		createdAt:        createdAt,
-		now:              m.opts.Now,
-		cfg:              cfg,
-		ceiling:          ceil,
-		limits:           limits,
-		provider:         prov,
-		registry:         registry,
-		workspace:        ws,
-		system:           sys.Text,
-		skills:           sys.Skills,
-		log:              m.opts.Log,
-		ctx:              ctx,
-		cancel:           cancel,
-		subs:             map[Subscriber]struct{}{},
-		sessionApproved:  map[string]bool{},
-		closeDone:        make(chan struct{}),
-		onClosed:         m.opts.OnClosed,
-	}
-	if cfg.Provider.Kind == "replay" {
-		s.model = "replay"
-	}
-	s.ckpt.root, s.limits.MaxCheckpointBytes = m.checkpointRoot(cfg)
-	s.ckpt.work, s.ckpt.stopWork = context.WithCancel(context.Background())
-	return s, nil
-}
-
 // Get returns an open session.
 func (m *Manager) Get(id string) (*Session, error) {
 	m.mu.Lock()
@@ -334,87 +229,4 @@ func (m *Manager) Count() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.sessions)
-}
-
-// CancelTurns cancels the running turns of the given sessions (all when
-// ids is nil) and waits up to ShutdownGrace for them to end. It reports
-// whether they all ended in time; the rest are abandoned.
-func (m *Manager) CancelTurns(ids []string) bool {
-	var targets []*Session
-	if ids == nil {
-		targets = m.all()
-	} else {
-		for _, id := range ids {
-			if s, err := m.Get(id); err == nil {
-				targets = append(targets, s)
-			}
-		}
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for _, s := range targets {
-			s.mu.Lock()
-			if s.active != nil {
-				s.active.cancel()
-			}
-			s.mu.Unlock()
-		}
-		for _, s := range targets {
-			s.turns.Wait()
-		}
-	}()
-	select {
-	case <-done:
-		return true
-	case <-time.After(ShutdownGrace):
-		return false
-	}
-}
-
-// Shutdown stops every session from starting turns (queued prompts stay
-// queued) and cancels the running ones, waiting up to ShutdownGrace like
-// CancelTurns, then as long again for sessions closed earlier whose close
-// is still finishing (a checkpoint, a turn ending). It is for a process that is about to exit: a queued turn
-// started now would call the model only to be cut off.
-func (m *Manager) Shutdown() bool {
-	for _, s := range m.all() {
-		s.mu.Lock()
-		s.stopping = true
-		s.mu.Unlock()
-	}
-	ended := m.CancelTurns(nil)
-	ended = m.closing.waitAll(ShutdownGrace) && ended
-	if !ended {
-		// What is still running after the grace is a checkpoint's git
-		// waiting (on a named pipe, a stalled file system): it is stopped
-		// now, or it would outlive this process, waiting for ever.
-		m.stopCheckpointWork()
-		ended = m.CancelTurns(nil)
-		ended = m.closing.waitAll(ShutdownGrace) && ended
-	}
-	m.stopAllMCP()
-	// The logs are synced and their locks released: the sessions are
-	// whole on disk for the next process, queued prompts included.
-	for _, s := range m.all() {
-		s.mu.Lock()
-		s.closeDiskLocked()
-		s.mu.Unlock()
-	}
-	return ended
-}
-
-// CloseIdle closes sessions that have had no client and no turn for longer
-// than maxIdle, and returns their ids.
-func (m *Manager) CloseIdle(maxIdle time.Duration) []string {
-	now := m.opts.Now()
-	var closed []string
-	for _, s := range m.all() {
-		if d := s.idleFor(now); d > maxIdle {
-			if m.Close(s.id) == nil {
-				closed = append(closed, s.id)
-			}
-		}
-	}
-	return closed
 }

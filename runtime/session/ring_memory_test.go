@@ -48,19 +48,26 @@ func TestRingHoldsNoMoreThanReplayBytes(t *testing.T) {
 		for _, d := range []any{lspFrames{}, acpUpdates{}}[:dialects] {
 			s.subscribeLocked(encoder{d})
 		}
-		answer := strings.Repeat("y", 3900<<10)
-		s.mu.Lock()
-		for i := 0; i < 12; i++ {
-			if err := s.emitLocked(AssistantCompleted{TurnID: "t1", Content: answer}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		s.mu.Unlock()
+		overfillRing(t, s)
 		if got := pinnedBytes(&s.ring); got > ReplayBytes {
 			t.Errorf("%d dialects: the ring pins %d bytes, over ReplayBytes (%d)", dialects, got, ReplayBytes)
 		}
 		if held, _ := s.ring.after(0); len(held) == 0 {
 			t.Errorf("%d dialects: the ring holds nothing", dialects)
+		}
+	}
+}
+
+// overfillRing emits answers of about 4 MiB until the ring has had to let
+// the oldest go (twelve of them hold more than ReplayBytes).
+func overfillRing(t *testing.T, s *Session) {
+	t.Helper()
+	answer := strings.Repeat("y", 3900<<10)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := 0; i < 12; i++ {
+		if err := s.emitLocked(AssistantCompleted{TurnID: "t1", Content: answer}); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
@@ -73,14 +80,7 @@ func TestRingLetsTheEncodingsOfDroppedEventsGo(t *testing.T) {
 	s.limits.MaxServerFrameBytes = 8 << 20
 	type lspFrames struct{}
 	s.subscribeLocked(encoder{lspFrames{}})
-	answer := strings.Repeat("y", 3900<<10)
-	s.mu.Lock()
-	for i := 0; i < 12; i++ {
-		if err := s.emitLocked(AssistantCompleted{TurnID: "t1", Content: answer}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s.mu.Unlock()
+	overfillRing(t, s)
 	_, oldest := s.ring.after(0)
 	for _, ev := range rec.events {
 		if ev.Seq < oldest && ev.memo.bytes() != 0 {

@@ -27,6 +27,20 @@ func sessionOnDisk(t *testing.T, st *store.Store) (*Session, *recorder) {
 	return s, rec
 }
 
+// closeAndRead closes s's log, as closing the session does, and reads back
+// what st stored of it.
+func closeAndRead(t *testing.T, st *store.Store, s *Session) store.Loaded {
+	t.Helper()
+	s.mu.Lock()
+	s.closeDiskLocked()
+	s.mu.Unlock()
+	loaded, err := st.Read(s.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loaded
+}
+
 func lastSeq(rec *recorder) uint64 {
 	if len(rec.events) == 0 {
 		return 0
@@ -109,14 +123,7 @@ func TestAChangeThatCannotBeStoredIsRefused(t *testing.T) {
 	if second.QueueID != "q2" || lastSeq(rec) != seen+1 {
 		t.Fatalf("after recovery: %s at seq %d, want q2 at %d", second.QueueID, lastSeq(rec), seen+1)
 	}
-	s.mu.Lock()
-	s.closeDiskLocked()
-	s.mu.Unlock()
-	loaded, err := st.Read(s.id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rebuild(loaded.Records)
+	r := rebuild(closeAndRead(t, st, s).Records)
 	if len(r.queue) != 2 || r.queue[0].Prompt != "first" || r.queue[1].Prompt != "second" || r.title != kept || r.seq < lastSeq(rec) {
 		t.Fatalf("reloaded: queue %+v, title %q, seq %d (clients saw %d)", r.queue, r.title, r.seq, lastSeq(rec))
 	}
@@ -145,12 +152,7 @@ func TestASessionNearItsBoundTakesNoNewPrompt(t *testing.T) {
 	if size := s.disk.log.Size(); size*100 < 64<<10*80 || size > 64<<10 {
 		t.Fatalf("refused at %d bytes of %d", size, 64<<10)
 	}
-	s.mu.Lock()
-	s.closeDiskLocked()
-	s.mu.Unlock()
-	if _, err := st.Read(s.id); err != nil {
-		t.Fatal(err)
-	}
+	closeAndRead(t, st, s)
 }
 
 // TestAChangeAfterShutdownIsRefused: Shutdown closes the sessions' logs
@@ -197,12 +199,8 @@ func TestHistoryWaitsPastAReservationRecord(t *testing.T) {
 	if err := s.emitLocked(SessionRenamed{Title: "carried"}); err != nil {
 		t.Fatal(err)
 	}
-	s.closeDiskLocked()
 	s.mu.Unlock()
-	loaded, err := st.Read(s.id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	loaded := closeAndRead(t, st, s)
 	if r := rebuild(loaded.Records); len(loaded.Records) != 2 || loaded.Records[0].Type != recordSeqReserve || len(r.history) != 1 || r.history[0].Content != "waiting" {
 		t.Fatalf("records %d (first %s), history %+v", len(loaded.Records), loaded.Records[0].Type, r.history)
 	}
