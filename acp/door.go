@@ -194,6 +194,7 @@ func (d *Door) readLoop(r io.Reader) error {
 		case err != nil:
 			return fmt.Errorf("read from the ACP client: %w", err)
 		}
+		d.waitRoom()
 		d.handleLine(line)
 		if d.ctx.Err() != nil {
 			return nil

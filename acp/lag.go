@@ -34,10 +34,19 @@ func droppable(p session.Payload) bool {
 
 // queuedSize is what an item is charged against MaxQueuedBytes: its
 // update's bytes, or for a running call's output (whose update is built
-// by the pump) its chunk's.
+// by the pump) its chunk's, and the text its event holds that no update
+// carries (an answer, a prompt: the pump writes them as messages of their
+// own, and a daemon's decoded event is a copy only the queue keeps).
 func queuedSize(it item) int {
-	if p, ok := it.ev.Payload.(session.ToolOutput); ok {
+	switch p := it.ev.Payload.(type) {
+	case session.ToolOutput:
 		return eventOverhead + len(p.Chunk)
+	case session.AssistantCompleted:
+		return eventOverhead + len(it.update) + len(p.Content)
+	case session.TurnStarted:
+		return eventOverhead + len(it.update) + len(p.Prompt)
+	case session.TurnSteered:
+		return eventOverhead + len(it.update) + len(p.Prompt)
 	}
 	return eventOverhead + len(it.update)
 }

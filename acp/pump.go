@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"context"
 	"fmt"
 
 	"scv/acp/schema"
@@ -27,7 +28,7 @@ func (d *Door) deliver(ev session.Event) {
 		return
 	}
 	d.queue = append(d.queue, it)
-	d.wake.Signal()
+	d.wake.Broadcast()
 }
 
 // hold stops the pump from interpreting events until release.
@@ -40,21 +41,28 @@ func (d *Door) hold() {
 func (d *Door) release() {
 	d.mu.Lock()
 	d.holds--
-	d.wake.Signal()
+	d.wake.Broadcast()
 	d.mu.Unlock()
 }
 
 // insertReplay puts a session's held events, then then, ahead of that
 // session's live events that came after the snapshot. It runs while the
-// caller holds the pump.
+// caller holds the pump. The replay is owed to the client, so it is
+// charged whatever the budgets hold; the read loop then takes no further
+// request until the client has read it (waitRoom).
 func (d *Door) insertReplay(snap session.Snapshot, events []session.Event, then func()) {
 	owed := make([]item, 0, len(events)+1)
+	size := 0
 	for _, ev := range events {
-		owed = append(owed, item{ev: ev, replay: true})
+		it := item{ev: ev, replay: true}
+		it.update, it.encoded = sharedUpdate(ev, snap.Cwd), true
+		size += queuedSize(it)
+		owed = append(owed, it)
 	}
 	owed = append(owed, item{fn: then})
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.acct.Charge(size)
 	at := len(d.queue)
 	for i, it := range d.queue {
 		if it.fn == nil && it.ev.SessionID == snap.SessionID && it.ev.Seq > snap.Seq {
@@ -63,7 +71,26 @@ func (d *Door) insertReplay(snap session.Snapshot, events []session.Event, then 
 		}
 	}
 	d.queue = append(d.queue[:at:at], append(owed, d.queue[at:]...)...)
-	d.wake.Signal()
+	d.wake.Broadcast()
+}
+
+// waitRoom waits while the door's budgets are spent (outbudget.Account.Full),
+// or until the door ends. The read loop calls it before taking a request:
+// replies, replays and the updates a prompt's answer depends on are never
+// dropped, so a client that sends requests without reading is slowed
+// down here instead of growing the process's memory.
+func (d *Door) waitRoom() {
+	stop := context.AfterFunc(d.ctx, func() {
+		d.mu.Lock()
+		d.wake.Broadcast()
+		d.mu.Unlock()
+	})
+	defer stop()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for d.acct.Full() && !d.done && d.ctx.Err() == nil {
+		d.wake.Wait()
+	}
 }
 
 // maxSpareItems bounds the queue array the pump keeps between batches.
@@ -93,6 +120,7 @@ func (d *Door) pump() {
 		d.out.flush()
 		d.mu.Lock()
 		d.acct.Release(charged) // written now; deliver may have charged more since
+		d.wake.Broadcast()      // a read loop waiting for room
 		d.mu.Unlock()
 		// The drained batch's array takes the next batch, so a stream of
 		// deltas does not regrow the queue from nothing each time.
