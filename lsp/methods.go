@@ -73,9 +73,10 @@ func init() {
 		schema.MethodTurnSteer:       {handle: handleTurnSteer},
 		// configure reads the workspace's project file (its policy rule).
 		schema.MethodSessionConfigure: {handle: handleSessionConfigure, async: true},
-		schema.MethodModelList:        {handle: handleModelList, async: true},
-		schema.MethodTurnChanges:      {handle: handleTurnChanges, async: true, largeResult: true},
-		schema.MethodTurnRevert:       {handle: handleTurnRevert, async: true},
+		// A provider's model list may be megabytes of ids.
+		schema.MethodModelList:   {handle: handleModelList, async: true, largeResult: true},
+		schema.MethodTurnChanges: {handle: handleTurnChanges, async: true, largeResult: true},
+		schema.MethodTurnRevert:  {handle: handleTurnRevert, async: true},
 	}
 }
 

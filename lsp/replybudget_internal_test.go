@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"strings"
@@ -218,4 +219,84 @@ func stalled(srv *Server, n int) bool {
 		}
 	}
 	return true
+}
+
+// A model list as large as a hostile provider may send (up to 4 MiB of
+// ids) makes scv/model/list a large reply too: a client pipelining it
+// without reading is held to the budget and the one reply that crossed
+// it, however many listings were waiting on the provider at once.
+func TestPipelinedModelListsStayWithinTheBudget(t *testing.T) {
+	const budget, lists = 64 << 10, 24
+	srv, fake, work := replyServer(t, budget, 1<<30)
+	ids := make([]string, 2000)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("model-%04d-%s", i, strings.Repeat("m", 80))
+	}
+	fake.SetModels(ids...)
+	replySize := 0
+	for _, id := range ids {
+		replySize += len(id) + len(`{"id":"","source":"provider"},`)
+	}
+	c := dialRaw(t, srv)
+	c.send(0, "initialize", map[string]any{})
+	c.result(0, &map[string]any{})
+	c.send(1, schema.MethodSessionStart, schema.SessionStartParams{Cwd: work})
+	var started struct{ SessionID string }
+	c.result(1, &started)
+
+	release := fake.HoldModels()
+	defer release()
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		for id := 100; id < 100+lists; id++ {
+			raw, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": schema.MethodModelList,
+				"params": schema.SessionRef{SessionID: started.SessionID}})
+			if _, err := c.conn.Write(wire.AppendFrame(nil, raw)); err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { <-wrote })
+	// Every listing is in flight before the provider answers any.
+	deadline := time.Now().Add(30 * time.Second)
+	for inflightOf(srv) < lists {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d listings in flight", inflightOf(srv))
+		}
+		time.Sleep(time.Millisecond) // polling another goroutine's progress, with a bound
+	}
+	release()
+	for !stalled(srv, 1) {
+		if time.Now().After(deadline) {
+			t.Fatal("the replies never filled the budget")
+		}
+		time.Sleep(time.Millisecond) // polling another goroutine's progress, with a bound
+	}
+	for got := 0; got < lists; {
+		body, err := c.r.ReadFrame()
+		if err != nil {
+			t.Fatalf("after %d replies: %v", got, err)
+		}
+		if bytes.Contains(body, []byte(`"id":1`)) && bytes.Contains(body, []byte(`"models"`)) {
+			got++
+		}
+	}
+	bound := budget + replySize + replySlack
+	if peak := srv.outbound.Peak(); peak > bound {
+		t.Fatalf("%d bytes were queued at once for a client that did not read, with a budget of %d (bound %d)", peak, budget, bound)
+	}
+}
+
+// inflightOf counts the requests in flight on the server's one connection.
+func inflightOf(srv *Server) int {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	n := 0
+	for c := range srv.conns {
+		c.mu.Lock()
+		n += len(c.inflight)
+		c.mu.Unlock()
+	}
+	return n
 }

@@ -16,6 +16,25 @@ type models struct {
 	ids    []string
 	status int // an error status instead of the list; 0: none
 	asked  int
+	held   chan struct{} // while non-nil, answers wait for it to close
+}
+
+// HoldModels makes GET /v1/models wait to answer until release is called
+// (or the request ends): a test lines many listings up at once.
+func (s *Server) HoldModels() (release func()) {
+	held := make(chan struct{})
+	s.models.mu.Lock()
+	s.models.held = held
+	s.models.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.models.mu.Lock()
+			s.models.held = nil
+			s.models.mu.Unlock()
+			close(held)
+		})
+	}
 }
 
 // SetModels makes GET /v1/models list ids.
@@ -47,11 +66,18 @@ func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) {
 	m := &s.models
 	m.mu.Lock()
 	m.asked++
-	ids, status := m.ids, m.status
+	ids, status, held := m.ids, m.status, m.held
 	if !m.set {
 		ids = DefaultModels
 	}
 	m.mu.Unlock()
+	if held != nil {
+		select {
+		case <-held:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	if status != 0 {
 		writeError(w, status, "scripted model list failure")
 		return
