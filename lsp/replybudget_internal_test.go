@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strings"
@@ -299,4 +300,59 @@ func inflightOf(srv *Server) int {
 		c.mu.Unlock()
 	}
 	return n
+}
+
+// Connections that pipelined large requests and left without reading
+// give every byte back: whatever they had queued, held or were building
+// when they went, the process budget afterwards holds only what the
+// connections still open have queued.
+func TestAbusiveConnectionsGiveTheProcessBudgetBack(t *testing.T) {
+	const budget, replySize = 64 << 10, 100 << 10
+	srv, fake, work := replyServer(t, budget, 1<<30)
+	a := dialRaw(t, srv)
+	sid, tid := bigTurn(t, a, fake, work, replySize)
+	for round := range 4 {
+		b := dialRaw(t, srv)
+		b.send(0, "initialize", map[string]any{})
+		b.result(0, &map[string]any{})
+		// Five replies overfill the budget: the server stops reading
+		// with some queued, one being built and one waiting its turn.
+		// Sent from a goroutine: a server that stops reading blocks the
+		// pipe, and the close below ends the write.
+		wrote := make(chan struct{})
+		go func() {
+			defer close(wrote)
+			for id := 100; id < 105; id++ {
+				raw, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": schema.MethodTurnChanges,
+					"params": schema.TurnChangesParams{SessionID: sid, TurnID: tid}})
+				if _, err := b.conn.Write(wire.AppendFrame(nil, raw)); err != nil {
+					return
+				}
+			}
+		}()
+		// Leave mid-reply: read part of the first frame, then close.
+		buf := make([]byte, 100+round*1000)
+		if _, err := io.ReadFull(b.conn, buf); err != nil {
+			t.Fatal(err)
+		}
+		b.conn.Close()
+		<-wrote
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		srv.mu.Lock()
+		open, queued := len(srv.conns), 0
+		for c := range srv.conns {
+			queued += c.out.Queued()
+		}
+		srv.mu.Unlock()
+		used := srv.outbound.Used()
+		if open == 1 && used == queued {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections open, the process budget holds %d bytes, the open ones have %d queued", open, used, queued)
+		}
+		time.Sleep(time.Millisecond) // polling the server's teardown, with a bound
+	}
 }
