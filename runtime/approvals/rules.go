@@ -132,8 +132,8 @@ func (s Set) Allows(c Call) (Rule, bool) {
 }
 
 // Suggest is the rule an approval prompt offers for a call: the program
-// and its subcommand for a shell command ("shell:ls *", "shell:kubectl
-// get *"), but only the exact command for one of Runners ("shell:git
+// and its subcommand for a shell command ("shell:ls *", "shell:ip
+// addr *"), but only the exact command for one of Runners ("shell:git
 // status", never "shell:git *"); the directory of an edited file
 // ("edit:docs/**", or the file itself at the top). It is "" when no rule
 // fits, as for a command with shell syntax or a runner's command with a

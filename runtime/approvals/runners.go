@@ -20,27 +20,46 @@ import (
 var Runners = []string{
 	// Shells, and a shell's ways to run a word as a command.
 	"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "elvish", "nu", "xonsh", "pwsh",
-	"busybox", "command", "exec", "eval", "source", "builtin",
+	"busybox", "toybox", "command", "exec", "eval", "source", ".", "builtin", "trap", "coproc", "fc", "enable",
+	"mapfile", "readarray",
+	// Builtins that evaluate an array subscript as arithmetic, which runs
+	// "$(…)" under bash (sh on many systems): "let 'a[$(cmd)]=1'",
+	// "printf -v 'a[$(cmd)]' x", "test -v 'a[$(cmd)]'".
+	"let", "declare", "typeset", "printf", "test", "read",
 	// Programs that run the command given in their arguments.
 	"env", "xargs", "parallel", "timeout", "nice", "ionice", "nohup", "setsid", "stdbuf", "flock", "watch", "time",
 	"chroot", "unshare", "nsenter", "taskset", "chrt", "script", "unbuffer", "expect", "strace", "ltrace", "gdb", "valgrind",
 	"sudo", "doas", "su", "runuser", "pkexec", "sg", "systemd-run", "xvfb-run", "ssh", "at", "batch", "crontab",
 	"tmux", "screen", "nix", "nix-shell", "direnv", "mise", "asdf", "pyenv", "rbenv",
-	// Interpreters and runtimes: their arguments are code or name it.
+	"ssh-agent", "dbus-run-session", "bwrap", "firejail", "fakeroot", "proot", "perf", "lldb", "ccache", "distcc",
+	"proxychains", "torsocks", "rlwrap", "sshpass", "entr", "watchexec", "nodemon", "xterm", "wine",
+	// GNU tools under their g-prefixed names (macOS).
+	"gtimeout", "gxargs", "genv", "gfind", "gsed", "gnice", "gstdbuf",
+	// Interpreters and runtimes: their arguments are code or name it ("r"
+	// is R, and zsh's r, which runs a history line again).
 	"python", "pypy", "node", "nodejs", "deno", "bun", "ruby", "irb", "perl", "php", "lua", "luajit", "tclsh", "wish",
 	"rscript", "julia", "java", "jshell", "groovy", "osascript", "dotnet", "swift", "runghc", "elixir", "erl", "ipython",
-	"jupyter", "sqlite", "psql", "mysql",
+	"jupyter", "sqlite", "psql", "mysql", "mongosh", "r", "ghc", "ghci", "runhaskell", "scala", "kotlin", "racket",
+	"guile", "sbcl", "ocaml", "tsx", "ts-node", "dc", "m4", "gnuplot", "octave",
 	"awk", "gawk", "mawk", "nawk", "sed",
 	// Build tools and package managers: their arguments run scripts, hooks or any
 	// program ("make SHELL=…", "npm exec …", "go run …", "cargo --config …").
 	"make", "cmake", "ninja", "go", "cargo", "rustup", "npm", "npx", "yarn", "pnpm", "pip", "pipx", "uv", "uvx",
 	"poetry", "conda", "gem", "bundle", "rake", "composer", "mvn", "gradle", "bazel", "pytest", "tox", "nox", "ansible",
-	"terraform", "gh",
+	"terraform", "gh", "stack", "cabal", "sbt", "zig", "just", "meson", "scons", "ant", "mix", "iex", "jest", "vitest",
+	"mocha", "apt", "apt-get", "dpkg", "rpm", "brew", "kubectl", "helm", "rustc",
 	// Compilers: "-wrapper", "-B" and plugins run programs or load code.
 	"cc", "c++", "gcc", "g++", "clang", "clang++",
-	// Programs with an option that runs a program: "find -exec", "git -c
-	// core.pager=…", "tar --to-command", "rsync -e", "vim -c '!…'".
-	"find", "git", "hg", "tar", "rsync", "zip", "sort", "man", "less", "vi", "vim", "nvim", "emacs", "docker", "podman",
+	// Programs with an option, or a config file a repository can hold, that
+	// runs a program: "find -exec", "git -c core.pager=…", "tar
+	// --to-command", "rsync -e", "vim -c '!…'", "scp -S prog", "nc -e",
+	// "socat EXEC:…", "wget --use-askpass=…", "kubectl --kubeconfig=f" (an
+	// exec credential plugin), "pdflatex --shell-escape", "convert '|cmd'",
+	// "xdg-open x.desktop", "code --install-extension x.vsix".
+	"find", "git", "hg", "svn", "tar", "cpio", "rsync", "scp", "sftp", "nc", "ncat", "netcat", "socat", "wget", "zip",
+	"sort", "man", "less", "vi", "vim", "nvim", "gvim", "view", "vimdiff", "ex", "ed", "emacs", "docker", "podman",
+	"pandoc", "tex", "latex", "pdflatex", "xelatex", "lualatex", "latexmk", "groff", "gs", "convert", "magick", "mogrify",
+	"xdg-open", "open", "code",
 }
 
 // runnerSet is Runners as a set.

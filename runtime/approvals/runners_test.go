@@ -108,3 +108,35 @@ func TestProtocolListsTheRunners(t *testing.T) {
 		t.Errorf("docs/protocol.md lists runners\n%q\nthe table holds\n%q", listed, Runners)
 	}
 }
+
+// Shell builtins that run their arguments as code, and programs with an
+// option or a config file that runs a program, were offered "*" rules:
+// "shell:trap *" allows "trap 'rm -rf ~' EXIT", "shell:let *" allows
+// "let 'a[$(cmd)]=1'" under bash, "shell:scp *" allows "scp -S prog …",
+// "shell:kubectl get *" allows a repository's kubeconfig whose exec
+// plugin runs any program.
+func TestSuggestOffersOnlyTheExactCommandForBuiltinsAndProgramsThatRunArguments(t *testing.T) {
+	commands := []string{
+		". ./env.sh", "trap -p", "coproc ls", "let x=1", "declare -p", "typeset -p", "printf %s x",
+		"test -f go.mod", "read x", "mapfile x", "readarray x", "fc -l", "enable -a", "r ls",
+		"scp a b", "sftp host", "nc -l 8080", "ncat -l 8080", "netcat -l 8080", "socat - TCP:h:1",
+		"wget https://example.com", "ssh-agent ls", "dbus-run-session ls", "R --version",
+		"toybox ls", "bwrap ls", "firejail ls", "fakeroot ls", "proot ls", "perf stat ls", "lldb ls",
+		"ccache cc", "distcc cc", "rustc x.rs", "proxychains4 ls", "torsocks ls", "gtimeout 5 ls", "gxargs ls",
+		"ghc x.hs", "ghci", "runhaskell x.hs", "stack build", "cabal build", "scala x", "sbt test",
+		"kotlin x", "racket x", "guile x", "sbcl x", "ocaml x", "zig build", "just test", "meson setup",
+		"scons all", "ant build", "mix test", "iex x", "dc x", "m4 x", "ed x", "ex x", "view x", "vimdiff a b",
+		"gvim x", "entr ls", "watchexec ls", "nodemon x", "tsx x", "ts-node x", "jest x", "vitest run",
+		"mocha x", "apt-get install x", "apt list", "dpkg -i x", "rpm -q x", "brew list", "kubectl get pods",
+		"helm list", "svn diff", "cpio -i", "rlwrap ls", "sshpass ls", "xdg-open x", "open x",
+		"pandoc x.md", "latex x", "pdflatex x", "xelatex x", "lualatex x", "latexmk x", "tex x",
+		"gnuplot x", "octave x", "convert a b", "magick a b", "mogrify x", "gs x", "groff x",
+		"xterm -e ls", "code x", "mongosh x", "wine x",
+	}
+	for _, command := range commands {
+		got := Suggest(Call{Command: command})
+		if want := "shell:" + command; got != want {
+			t.Errorf("Suggest(%q) = %q, want %q", command, got, want)
+		}
+	}
+}
