@@ -89,21 +89,7 @@ func TestUserRulesForRunnersStillApply(t *testing.T) {
 
 // The protocol page lists exactly the Runners table.
 func TestProtocolListsTheRunners(t *testing.T) {
-	data, err := os.ReadFile("../../docs/protocol.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Join(strings.Fields(string(data)), " ")
-	const from, to = "runners: ", " A rule the user writes"
-	start := strings.Index(text, from)
-	end := strings.Index(text, to)
-	if start < 0 || end < start {
-		t.Fatalf("docs/protocol.md has no list between %q and %q", from, to)
-	}
-	var listed []string
-	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(text[start:end], -1) {
-		listed = append(listed, m[1])
-	}
+	listed := listedInProtocol(t, "runners: ", " A rule the user writes")
 	if !slices.Equal(listed, Runners) {
 		t.Errorf("docs/protocol.md lists runners\n%q\nthe table holds\n%q", listed, Runners)
 	}
@@ -139,4 +125,25 @@ func TestSuggestOffersOnlyTheExactCommandForBuiltinsAndProgramsThatRunArguments(
 			t.Errorf("Suggest(%q) = %q, want %q", command, got, want)
 		}
 	}
+}
+
+// listedInProtocol is the `quoted` names docs/protocol.md lists between
+// from and to.
+func listedInProtocol(t *testing.T, from, to string) []string {
+	t.Helper()
+	data, err := os.ReadFile("../../docs/protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(data)), " ")
+	start := strings.Index(text, from)
+	end := strings.Index(text[max(start, 0):], to) + max(start, 0)
+	if start < 0 || end < start {
+		t.Fatalf("docs/protocol.md has no list between %q and %q", from, to)
+	}
+	var listed []string
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(text[start:end], -1) {
+		listed = append(listed, m[1])
+	}
+	return listed
 }
