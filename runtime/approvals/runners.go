@@ -57,9 +57,9 @@ var Runners = []string{
 	// exec credential plugin), "pdflatex --shell-escape", "convert '|cmd'",
 	// "xdg-open x.desktop", "code --install-extension x.vsix".
 	"find", "git", "hg", "svn", "tar", "cpio", "rsync", "scp", "sftp", "nc", "ncat", "netcat", "socat", "wget", "zip",
-	"sort", "man", "less", "vi", "vim", "nvim", "gvim", "view", "vimdiff", "ex", "ed", "emacs", "docker", "podman",
-	"pandoc", "tex", "latex", "pdflatex", "xelatex", "lualatex", "latexmk", "groff", "gs", "convert", "magick", "mogrify",
-	"xdg-open", "open", "code",
+	"sort", "man", "less", "vi", "vim", "nvim", "gvim", "view", "vimdiff", "ex", "ed", "emacs", "docker",
+	"docker-compose", "podman", "pandoc", "tex", "latex", "pdflatex", "xelatex", "lualatex", "latexmk", "groff", "gs",
+	"convert", "magick", "mogrify", "xdg-open", "open", "code",
 }
 
 // runnerSet is Runners as a set.
@@ -78,14 +78,45 @@ func IsRunner(program string) bool {
 
 // programName is a command's first word as Runners names it: without its
 // directory, lower case, without a version suffix ("python3.11",
-// "perl5.36", "pip3", "sqlite3" is sqlite).
+// "perl5.36", "pip3", "sqlite3" is sqlite), or under the name a
+// distribution installs it by (see nameForms).
 func programName(word string) string {
 	name := strings.ToLower(path.Base(word))
-	if runnerSet[name] {
-		return name
+	for _, form := range nameForms(name) {
+		if runnerSet[form] {
+			return form
+		}
 	}
-	return strings.TrimRight(name, "0123456789.-")
+	return versionless(name)
 }
+
+// buildSuffixes mark a variant build of a program ("python3-dbg",
+// "busybox-static").
+var buildSuffixes = []string{"-dbg", "-debug", "-static"}
+
+// nameForms are the names a program file may be the runner of: the name
+// itself, without its version, before its first dot (Debian's
+// "vim.basic", "vim.tiny"; "nvim.appimage"), without a build suffix, and
+// a cross toolchain's last part ("x86_64-linux-gnu-gcc-13" is gcc).
+func nameForms(name string) []string {
+	bare := versionless(name)
+	forms := []string{name, bare}
+	if i := strings.IndexByte(name, '.'); i > 0 {
+		forms = append(forms, versionless(name[:i]))
+	}
+	for _, suffix := range buildSuffixes {
+		if s, ok := strings.CutSuffix(bare, suffix); ok {
+			forms = append(forms, versionless(s))
+		}
+	}
+	if parts := strings.Split(bare, "-"); len(parts) >= 3 {
+		forms = append(forms, versionless(parts[len(parts)-1]))
+	}
+	return forms
+}
+
+// versionless drops a version suffix: "python3.11" is python, "g++-12" g++.
+func versionless(name string) string { return strings.TrimRight(name, "0123456789.-") }
 
 // AllowsAnyCommand reports whether r is a "*" rule for one of Runners
 // ("shell:sh *", "shell:git *"): a rule that allows any command at all,

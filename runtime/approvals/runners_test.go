@@ -147,3 +147,16 @@ func listedInProtocol(t *testing.T, from, to string) []string {
 	}
 	return listed
 }
+
+// A runner under the name a distribution installs it by (Debian's
+// vim.basic and vim.tiny, a cross compiler's triplet, a debug build) was
+// offered a "*" rule: "shell:vim.basic *" allows "vim.basic -c ':!cmd'".
+func TestRunnerNamesMatchDistributionNames(t *testing.T) {
+	for _, name := range []string{"vim.basic", "vim.tiny", "/usr/bin/vim.nox", "nvim.appimage", "busybox.static",
+		"x86_64-linux-gnu-gcc", "aarch64-linux-gnu-g++-12", "/usr/bin/x86_64-linux-gnu-gcc-13", "python3.11-dbg",
+		"python3-dbg", "docker-compose"} {
+		if !IsRunner(name) {
+			t.Errorf("IsRunner(%q) = false", name)
+		}
+	}
+}
