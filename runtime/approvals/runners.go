@@ -6,7 +6,8 @@ import (
 )
 
 // Runners are the programs whose arguments can name another program, or
-// code, for them to run: "sh -c …", "env rm …", "timeout 5 rm …",
+// code, for them to run (or a file to write, which can be what later
+// runs): "sh -c …", "env rm …", "timeout 5 rm …",
 // "git -c alias.x=!cmd x", "go test -exec=…", "find -exec …", "awk
 // 'BEGIN{system(…)}'", "tar --to-command=…". A rule "shell:git *" would
 // therefore allow any command at all, so an approval prompt never offers a
@@ -60,6 +61,10 @@ var Runners = []string{
 	"sort", "man", "less", "vi", "vim", "nvim", "gvim", "view", "vimdiff", "ex", "ed", "emacs", "docker",
 	"docker-compose", "podman", "pandoc", "tex", "latex", "pdflatex", "xelatex", "lualatex", "latexmk", "groff", "gs",
 	"convert", "magick", "mogrify", "xdg-open", "open", "code",
+	// Programs that write whatever file their arguments name, and so what
+	// later runs: "curl -o .git/config …" (core.fsmonitor runs on the next
+	// "git status"), "cp x ~/.bashrc", "ln -s ../../x .git/hooks/pre-commit".
+	"curl", "cp", "mv", "ln", "install", "dd", "tee", "patch", "unzip", "7z",
 }
 
 // runnerSet is Runners as a set.

@@ -160,3 +160,19 @@ func TestRunnerNamesMatchDistributionNames(t *testing.T) {
 		}
 	}
 }
+
+// A program that writes whatever file its arguments name was offered a
+// "*" rule, and so was a way to rewrite what later runs: with "shell:curl
+// *", "curl -o .git/config https://…" sets core.fsmonitor, which the next
+// "git status" (an exact rule) runs; "cp x ~/.bashrc", "ln -s ../../x
+// .git/hooks/pre-commit" likewise.
+func TestSuggestOffersOnlyTheExactCommandForProgramsThatWriteAnyFile(t *testing.T) {
+	for _, command := range []string{
+		"curl https://example.com", "cp a b", "mv a b", "ln -s a b", "install a b", "dd if=a of=b", "tee x",
+		"patch -p1", "unzip x.zip", "7z x a.7z",
+	} {
+		if got, want := Suggest(Call{Command: command}), "shell:"+command; got != want {
+			t.Errorf("Suggest(%q) = %q, want %q", command, got, want)
+		}
+	}
+}
