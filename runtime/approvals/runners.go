@@ -65,6 +65,11 @@ var Runners = []string{
 	// later runs: "curl -o .git/config …" (core.fsmonitor runs on the next
 	// "git status"), "cp x ~/.bashrc", "ln -s ../../x .git/hooks/pre-commit".
 	"curl", "cp", "mv", "ln", "install", "dd", "tee", "patch", "unzip", "7z",
+	// Debian's alternatives, named for a role a runner plays ("editor" is
+	// vim, "x-terminal-emulator -e cmd"), and tools that evaluate Perl from
+	// their arguments ("rename 's/x/`cmd`/e' f", "exiftool -if …").
+	"editor", "sensible-editor", "pager", "sensible-pager", "x-terminal-emulator", "x-www-browser", "www-browser",
+	"sensible-browser", "rename", "prename", "file-rename", "perl-rename", "exiftool",
 }
 
 // runnerSet is Runners as a set.

@@ -176,3 +176,16 @@ func TestSuggestOffersOnlyTheExactCommandForProgramsThatWriteAnyFile(t *testing.
 		}
 	}
 }
+
+// Debian's alternatives name a runner by its role ("editor" is vim,
+// "x-terminal-emulator -e cmd" runs cmd), and perl's rename and exiftool
+// evaluate Perl given in their arguments ("rename 's/x/`cmd`/e' f").
+func TestRunnerNamesMatchAlternativesAndPerlTools(t *testing.T) {
+	for _, command := range []string{"editor x", "sensible-editor x", "pager x", "sensible-pager x",
+		"x-terminal-emulator x", "x-www-browser x", "www-browser x", "sensible-browser x", "rename x y",
+		"prename x y", "file-rename x y", "perl-rename x y", "exiftool x"} {
+		if got, want := Suggest(Call{Command: command}), "shell:"+command; got != want {
+			t.Errorf("Suggest(%q) = %q, want %q", command, got, want)
+		}
+	}
+}
