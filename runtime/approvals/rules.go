@@ -137,7 +137,8 @@ func (s Set) Allows(c Call) (Rule, bool) {
 // Suggest is the rule an approval prompt offers for a call: the program
 // and its subcommand for a shell command ("shell:ls *", "shell:ip
 // addr *"), but only the exact command for one of Runners ("shell:git
-// status", never "shell:git *"); the directory of an edited file
+// status", never "shell:git *") or a program the workspace holds
+// ("shell:./gradlew build"); the directory of an edited file
 // ("edit:docs/**", or the file itself at the top). It is "" when no rule
 // fits, as for a command with shell syntax, a runner's command with a
 // word a rule cannot spell ("sh -c 'a b'"), or a file in one of
@@ -150,7 +151,7 @@ func Suggest(c Call) string {
 			return ""
 		}
 		rule := KindShell + ":" + strings.Join(argv, " ")
-		if !IsRunner(argv[0]) {
+		if !exactOnly(argv[0]) {
 			words := argv[:1]
 			if len(argv) > 1 && plainWord(argv[1]) {
 				words = argv[:2]

@@ -128,9 +128,24 @@ func nameForms(name string) []string {
 // versionless drops a version suffix: "python3.11" is python, "g++-12" g++.
 func versionless(name string) string { return strings.TrimRight(name, "0123456789.-") }
 
+// workspaceProgram reports whether a command's first word is a relative
+// path ("./gradlew", "bin/lint"): a program the workspace holds, the
+// repository's code (often a runner's wrapper, or a symlink to one).
+func workspaceProgram(word string) bool {
+	return strings.Contains(word, "/") && !strings.HasPrefix(word, "/")
+}
+
+// exactOnly reports whether a command's first word names a program for
+// which only the exact command may be offered: one of Runners, or one
+// the workspace holds.
+func exactOnly(program string) bool {
+	return IsRunner(program) || workspaceProgram(program)
+}
+
 // AllowsAnyCommand reports whether r is a "*" rule for one of Runners
-// ("shell:sh *", "shell:git *"): a rule that allows any command at all,
-// which scv never offers in an approval prompt.
+// ("shell:sh *", "shell:git *") or a program the workspace holds
+// ("shell:./gradlew *"): a rule that allows any command at all, which scv
+// never offers in an approval prompt.
 func (r Rule) AllowsAnyCommand() bool {
-	return r.kind == KindShell && r.open && IsRunner(r.prefix[0])
+	return r.kind == KindShell && r.open && exactOnly(r.prefix[0])
 }

@@ -189,3 +189,20 @@ func TestRunnerNamesMatchAlternativesAndPerlTools(t *testing.T) {
 		}
 	}
 }
+
+// A program the workspace holds ("./gradlew", "bin/lint", "./manage.py")
+// is the repository's code, often a runner's wrapper: "shell:./gradlew *"
+// allows "./gradlew -I init.gradle", "shell:./manage.py *" allows
+// "./manage.py shell -c …", and a repository's "./lint" may be a symlink
+// to /bin/sh ("./lint -c …"). It is offered only the exact command.
+func TestSuggestOffersOnlyTheExactCommandForTheWorkspacesPrograms(t *testing.T) {
+	for _, command := range []string{"./gradlew build", "./manage.py test", "bin/lint --fix", "./lint --check",
+		"scripts/ci/run.sh", "../tools/x"} {
+		if got, want := Suggest(Call{Command: command}), "shell:"+command; got != want {
+			t.Errorf("Suggest(%q) = %q, want %q", command, got, want)
+		}
+	}
+	if got := Suggest(Call{Command: "/usr/bin/ls -la"}); got != "shell:/usr/bin/ls *" {
+		t.Errorf("Suggest(/usr/bin/ls -la) = %q, want shell:/usr/bin/ls *", got)
+	}
+}
