@@ -13,28 +13,9 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-	"golang.org/x/sys/unix"
 
 	"scv/runtime/approvals"
 )
-
-// lockUserFile serialises edits of the user's file across processes (a
-// daemon and an scv lsp may add rules at once, and both must be kept): an
-// exclusive flock on a lock file beside it, released by the returned func.
-func lockUserFile(home string) (func(), error) {
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(filepath.Join(home, "."+FileName+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { f.Close() }, nil // closing drops the flock
-}
 
 // AppendAllowRule adds rule to [approvals] allow in the user's file in
 // home ("" for Home(); never a project's), creating the file or the table when needed.
