@@ -82,8 +82,14 @@ func appendAllowRuleLocked(path, rule string) error {
 	if err := checkOnlyRuleAdded(before, after, append(allow, rule)); err != nil {
 		return fmt.Errorf("add %q to approvals.allow in %s: %w; add it by hand", rule, path, err)
 	}
-	if err := writeFileAtomic(path, []byte(text), mode); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	// A user file linked into the home (from a dotfiles repository) is
+	// written where the link leads, so the link stays.
+	dest := path
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		dest = real
+	}
+	if err := writeFileAtomic(dest, []byte(text), mode); err != nil {
+		return fmt.Errorf("write %s: %w", dest, err)
 	}
 	return nil
 }
