@@ -34,6 +34,11 @@ var Runners = []string{
 	"tmux", "screen", "nix", "nix-shell", "direnv", "mise", "asdf", "pyenv", "rbenv",
 	"ssh-agent", "dbus-run-session", "bwrap", "firejail", "fakeroot", "proot", "perf", "lldb", "ccache", "distcc",
 	"proxychains", "torsocks", "rlwrap", "sshpass", "entr", "watchexec", "nodemon", "xterm", "wine",
+	// Programs that run a command in a container, a VM, another host or
+	// another architecture ("vagrant ssh -c …", "lxc exec c -- …", "arch
+	// -x86_64 sh").
+	"flatpak", "snap", "sudoedit", "mosh", "oc", "vagrant", "lxc", "incus", "multipass", "toolbox", "distrobox",
+	"xcrun", "arch", "caffeinate", "sandbox-exec", "launchctl",
 	// GNU tools under their g-prefixed names (macOS).
 	"gtimeout", "gxargs", "genv", "gfind", "gsed", "gnice", "gstdbuf",
 	// Interpreters and runtimes: their arguments are code or name it ("r"

@@ -206,3 +206,16 @@ func TestSuggestOffersOnlyTheExactCommandForTheWorkspacesPrograms(t *testing.T) 
 		t.Errorf("Suggest(/usr/bin/ls -la) = %q, want shell:/usr/bin/ls *", got)
 	}
 }
+
+// Programs that run a command in a container, a VM, another host or
+// another architecture ("flatpak run --command=sh …", "vagrant ssh -c …",
+// "lxc exec c -- …", "arch -x86_64 sh", "xcrun sh") were offered "*" rules.
+func TestSuggestOffersOnlyTheExactCommandForProgramsThatRunCommandsElsewhere(t *testing.T) {
+	for _, command := range []string{"flatpak run org.x", "snap run x", "sudoedit x", "mosh host", "oc get pods",
+		"vagrant ssh", "lxc list", "incus list", "multipass list", "toolbox run ls", "distrobox enter x",
+		"xcrun clang", "arch -x86_64 ls", "caffeinate ls", "sandbox-exec ls", "launchctl list"} {
+		if got, want := Suggest(Call{Command: command}), "shell:"+command; got != want {
+			t.Errorf("Suggest(%q) = %q, want %q", command, got, want)
+		}
+	}
+}
