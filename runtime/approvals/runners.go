@@ -69,7 +69,12 @@ var Runners = []string{
 	// Programs that write whatever file their arguments name, and so what
 	// later runs: "curl -o .git/config …" (core.fsmonitor runs on the next
 	// "git status"), "cp x ~/.bashrc", "ln -s ../../x .git/hooks/pre-commit".
-	"curl", "cp", "mv", "ln", "install", "dd", "tee", "patch", "unzip", "7z",
+	"curl", "cp", "mv", "ln", "install", "dd", "tee", "patch", "unzip", "7z", "xxd", "iconv", "openssl", "gpg", "ffmpeg",
+	"bsdtar", "pax", "rclone", "aws", "gsutil", "gcloud", "az", "http", "https", "xh",
+	// Search and text tools with an option that runs a program: "rg --pre
+	// sh x" runs every file it searches, "fd -x", "split --filter=…", "bat
+	// --pager=…", "aria2c --on-download-complete=…".
+	"rg", "fd", "fdfind", "ack", "bat", "fzf", "split", "aria2c",
 	// Debian's alternatives, named for a role a runner plays ("editor" is
 	// vim, "x-terminal-emulator -e cmd"), and tools that evaluate Perl from
 	// their arguments ("rename 's/x/`cmd`/e' f", "exiftool -if …").

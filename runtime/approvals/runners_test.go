@@ -69,7 +69,7 @@ func TestRunnerNamesMatchPathsAndVersions(t *testing.T) {
 			t.Errorf("IsRunner(%q) = false", name)
 		}
 	}
-	for _, name := range []string{"ls", "cat", "grep", "./build.sh", "gitk2", "shellcheck", "envsubst", "make-all", "rg"} {
+	for _, name := range []string{"ls", "cat", "grep", "./build.sh", "gitk2", "shellcheck", "envsubst", "make-all", "wc"} {
 		if IsRunner(name) {
 			t.Errorf("IsRunner(%q) = true", name)
 		}
@@ -214,6 +214,21 @@ func TestSuggestOffersOnlyTheExactCommandForProgramsThatRunCommandsElsewhere(t *
 	for _, command := range []string{"flatpak run org.x", "snap run x", "sudoedit x", "mosh host", "oc get pods",
 		"vagrant ssh", "lxc list", "incus list", "multipass list", "toolbox run ls", "distrobox enter x",
 		"xcrun clang", "arch -x86_64 ls", "caffeinate ls", "sandbox-exec ls", "launchctl list"} {
+		if got, want := Suggest(Call{Command: command}), "shell:"+command; got != want {
+			t.Errorf("Suggest(%q) = %q, want %q", command, got, want)
+		}
+	}
+}
+
+// Search and text tools with an option that runs a program ("rg --pre sh
+// x", "fd -x cmd", "split --filter=cmd", "bat --pager=cmd",
+// "aria2c --on-download-complete=cmd") or that write any file
+// ("xxd -r x /root/.bashrc", "iconv -o …", "aws s3 cp … ~/.bashrc",
+// "ffmpeg … -f data out") were offered "*" rules.
+func TestSuggestOffersOnlyTheExactCommandForSearchAndTransferTools(t *testing.T) {
+	for _, command := range []string{"rg foo", "fd foo", "fdfind foo", "ack foo", "bat x", "fzf -f x", "split x",
+		"xxd x", "iconv x", "openssl version", "gpg -k", "ffmpeg -i a b", "bsdtar -t", "pax -r", "rclone ls x",
+		"aws s3 ls", "gsutil ls", "gcloud info", "az version", "aria2c x", "http x", "https x", "xh x"} {
 		if got, want := Suggest(Call{Command: command}), "shell:"+command; got != want {
 			t.Errorf("Suggest(%q) = %q, want %q", command, got, want)
 		}
