@@ -9,8 +9,9 @@ import (
 // decides what later runs, outside the edit that writes them: a
 // repository's metadata (.git/config's core.fsmonitor runs on the next
 // "git status", a hook on the next commit), scv's own project directory,
-// an editor's settings and tasks, direnv's .envrc (run on the next cd) and
-// the per-directory vimrc files. An edit rule is never offered for a path
+// an editor's settings and tasks, direnv's .envrc (run on the next cd),
+// the per-directory vimrc files, a home directory's startup files and
+// package tools' configs. An edit rule is never offered for a path
 // in one of them, and an edit rule's wildcards never reach into one: only a
 // rule that names it ("edit:.vscode/settings.json", "edit:**/.envrc")
 // covers it. Names are compared without case, as a case-insensitive file
@@ -21,6 +22,13 @@ import (
 var ControlNames = []string{
 	".git", ".hg", ".svn", ".scv", ".vscode", ".idea", ".devcontainer", ".husky", ".envrc", ".exrc", ".nvimrc",
 	".nvim.lua",
+	// A workspace at the home directory: the shell's startup files, keys,
+	// and what ~/.config and ~/.local/bin start.
+	".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".ssh",
+	".gnupg", ".config", ".local", ".gitconfig",
+	// Package tools' configs that run code for every script they start
+	// (.npmrc's node-options, .yarnrc.yml's yarnPath, .cargo's target.runner).
+	".npmrc", ".yarnrc", ".yarnrc.yml", ".cargo",
 }
 
 // controlSegments are the segments of a slash-separated workspace path

@@ -65,3 +65,18 @@ func TestProtocolListsTheControlNames(t *testing.T) {
 		t.Errorf("docs/protocol.md lists control names\n%q\nthe table holds\n%q", listed, ControlNames)
 	}
 }
+
+// In a workspace at the home directory (scv run in ~) the shell's startup
+// files, ~/.ssh, ~/.config and ~/.local/bin decide what later runs, and a
+// project's .npmrc ("node-options=--require ./x.js"), .yarnrc.yml
+// ("yarnPath") and .cargo/config.toml ("target.runner") do for every
+// script they start: they were offered edit rules.
+func TestSuggestOffersNoEditRuleForStartupFilesAndToolConfigs(t *testing.T) {
+	for _, p := range []string{".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv",
+		".zprofile", ".zlogin", ".ssh/authorized_keys", ".gnupg/gpg.conf", ".config/autostart/x.desktop",
+		".local/bin/ls", ".gitconfig", ".npmrc", ".yarnrc", ".yarnrc.yml", ".cargo/config.toml"} {
+		if got := Suggest(Call{Path: p}); got != "" {
+			t.Errorf("Suggest(%q) = %q, want no rule", p, got)
+		}
+	}
+}
