@@ -49,3 +49,31 @@ func TestEditRulesNeverReachFilesThatDecideWhatRuns(t *testing.T) {
 		}
 	})
 }
+
+// A shell builtin that runs its arguments, a search tool with an option
+// that runs a program and a workspace's own program are offered only
+// their exact command, never a "*" rule.
+func TestAlwaysAllowOffersOnlyTheExactCommandForRunners(t *testing.T) {
+	each(t, func(t *testing.T, env *lsptest.Env) {
+		commands := []string{"trap -p", "rg --version", "./gradlew build"}
+		var replies []fakeopenai.Reply
+		for i, c := range commands {
+			replies = append(replies, toolReply("call_"+string(rune('1'+i)), "shell", map[string]string{"command": c}))
+		}
+		env.OpenAI.Enqueue(append(replies, fakeopenai.Reply{Chunks: []string{"done"}})...)
+		ed := connect(t, env)
+		sid := ed.StartSession("", nil).SessionID
+		turn := ed.StartTurn(sid, "go").TurnID
+		for i, c := range commands {
+			id := "call_" + string(rune('1'+i))
+			req := decodeApproval(t, ed.AwaitNotification(schema.EvApprovalRequested, func(n lsptest.Note) bool {
+				return n.TurnID == turn && n.Str("callId") == id
+			}, 0))
+			if want := "shell:" + c; req.SuggestedRule != want {
+				t.Errorf("suggestedRule for %q = %q, want %q", c, req.SuggestedRule, want)
+			}
+			ed.Resolve(sid, req.ApprovalID, session.DecisionDeny)
+		}
+		ed.ExpectTerminal(turn, schema.EvTurnCompleted)
+	})
+}
