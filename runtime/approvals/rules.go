@@ -30,8 +30,10 @@ type Rule struct {
 	// more may follow.
 	prefix []string
 	open   bool
-	// An edit rule: the workspace paths it covers.
-	glob tools.Glob
+	// An edit rule: the workspace paths it covers, and the segments it
+	// names without wildcards (see ControlNames).
+	glob  tools.Glob
+	named []string
 }
 
 // String is the rule as written.
@@ -56,11 +58,12 @@ func Parse(text string) (Rule, error) {
 		}
 		r.prefix = argv
 	case KindEdit:
-		g, err := tools.ParseGlob(strings.TrimSpace(body))
+		glob := strings.TrimSpace(body)
+		g, err := tools.ParseGlob(glob)
 		if err != nil {
 			return Rule{}, fmt.Errorf("rule %q: %w", text, err)
 		}
-		r.glob = g
+		r.glob, r.named = g, namedSegments(glob)
 	default:
 		return Rule{}, fmt.Errorf("rule %q: unknown kind %q; want shell or edit", text, kind)
 	}
@@ -89,7 +92,7 @@ func (r Rule) Matches(c Call) bool {
 		}
 		return c.Command != ""
 	case KindEdit:
-		return c.Path != "" && r.glob.Match(c.Path)
+		return c.Path != "" && r.glob.Match(c.Path) && r.reachesControl(c.Path)
 	}
 	return false
 }
@@ -132,12 +135,14 @@ func (s Set) Allows(c Call) (Rule, bool) {
 }
 
 // Suggest is the rule an approval prompt offers for a call: the program
-// and its subcommand for a shell command ("shell:ls *", "shell:kubectl
-// get *"), but only the exact command for one of Runners ("shell:git
-// status", never "shell:git *"); the directory of an edited file
+// and its subcommand for a shell command ("shell:ls *", "shell:ip
+// addr *"), but only the exact command for one of Runners ("shell:git
+// status", never "shell:git *") or a program the workspace holds
+// ("shell:./gradlew build"); the directory of an edited file
 // ("edit:docs/**", or the file itself at the top). It is "" when no rule
-// fits, as for a command with shell syntax or a runner's command with a
-// word a rule cannot spell ("sh -c 'a b'").
+// fits, as for a command with shell syntax, a runner's command with a
+// word a rule cannot spell ("sh -c 'a b'"), or a file in one of
+// ControlNames.
 func Suggest(c Call) string {
 	switch {
 	case c.Command != "":
@@ -146,7 +151,7 @@ func Suggest(c Call) string {
 			return ""
 		}
 		rule := KindShell + ":" + strings.Join(argv, " ")
-		if !IsRunner(argv[0]) {
+		if !exactOnly(argv[0]) {
 			words := argv[:1]
 			if len(argv) > 1 && plainWord(argv[1]) {
 				words = argv[:2]
@@ -158,6 +163,9 @@ func Suggest(c Call) string {
 		}
 		return rule
 	case c.Path != "":
+		if len(controlSegments(c.Path)) > 0 {
+			return ""
+		}
 		dir := filepath.ToSlash(filepath.Dir(c.Path))
 		rule := KindEdit + ":" + globQuote(c.Path)
 		if dir != "." {

@@ -96,10 +96,10 @@ func TestSuggest(t *testing.T) {
 		want string
 	}{
 		{Call{Command: "go test ./..."}, "shell:go test ./..."},
-		{Call{Command: "kubectl get pods"}, "shell:kubectl get *"},
+		{Call{Command: "ip addr show"}, "shell:ip addr *"},
 		{Call{Command: "git status"}, "shell:git status"},
 		{Call{Command: "ls -la"}, "shell:ls *"},
-		{Call{Command: "./build.sh --fast"}, "shell:./build.sh *"},
+		{Call{Command: "./build.sh --fast"}, "shell:./build.sh --fast"},
 		{Call{Command: "echo go test; rm -rf x"}, ""},
 		{Call{Command: "cat a | grep b"}, ""},
 		{Call{Path: "docs/guide/a.md"}, "edit:docs/guide/**"},

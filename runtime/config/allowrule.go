@@ -13,28 +13,9 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-	"golang.org/x/sys/unix"
 
 	"scv/runtime/approvals"
 )
-
-// lockUserFile serialises edits of the user's file across processes (a
-// daemon and an scv lsp may add rules at once, and both must be kept): an
-// exclusive flock on a lock file beside it, released by the returned func.
-func lockUserFile(home string) (func(), error) {
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(filepath.Join(home, "."+FileName+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { f.Close() }, nil // closing drops the flock
-}
 
 // AppendAllowRule adds rule to [approvals] allow in the user's file in
 // home ("" for Home(); never a project's), creating the file or the table when needed.
@@ -101,8 +82,14 @@ func appendAllowRuleLocked(path, rule string) error {
 	if err := checkOnlyRuleAdded(before, after, append(allow, rule)); err != nil {
 		return fmt.Errorf("add %q to approvals.allow in %s: %w; add it by hand", rule, path, err)
 	}
-	if err := writeFileAtomic(path, []byte(text), mode); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	// A user file linked into the home (from a dotfiles repository) is
+	// written where the link leads, so the link stays.
+	dest := path
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		dest = real
+	}
+	if err := writeFileAtomic(dest, []byte(text), mode); err != nil {
+		return fmt.Errorf("write %s: %w", dest, err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -117,5 +118,27 @@ func TestAppendAllowRuleDefaultsToTheHome(t *testing.T) {
 	path, err := AppendAllowRule("", "edit:docs/**")
 	if err != nil || path != UserFile(home) {
 		t.Fatalf("AppendAllowRule(\"\") wrote %q, %v; want %s", path, err, UserFile(home))
+	}
+}
+
+// A user file kept elsewhere and linked into $SCV_HOME (a dotfiles
+// repository) was replaced by a plain copy on "Always allow": the link was
+// gone, and later edits of the linked file no longer reached scv. The rule
+// is written into the file the link names, and the link stays.
+func TestAppendAllowRuleKeepsALinkedUserFile(t *testing.T) {
+	home := t.TempDir()
+	target := filepath.Join(t.TempDir(), "scv.toml")
+	writeFile(t, target, "[approvals]\nallow = [\"shell:ls *\"]\n")
+	if err := os.Symlink(target, UserFile(home)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := AppendAllowRule(home, "shell:cat *"); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Lstat(UserFile(home)); err != nil || info.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("config.toml is no longer a link: %v %v", info, err)
+	}
+	if data, err := os.ReadFile(target); err != nil || !strings.Contains(string(data), `"shell:cat *"`) {
+		t.Errorf("the linked file holds %q (%v), want the new rule", data, err)
 	}
 }

@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"scv/internal/procfs"
 )
@@ -238,6 +241,58 @@ func TestARewrittenLedgerDoesNotFreeARuleThisProcessHeld(t *testing.T) {
 				t.Fatal(err)
 			}
 			expectTrust(t, w, []string{"shell:ls *", "shell:touch *"}, nil)
+		})
+	}
+}
+
+// A command that plants a rule and leaves the ledger unreadable (a named
+// pipe, a directory, a file over the bound) or the lock file unusable,
+// then lets it be cleared, gained the rule: the calls' end could not read
+// the ledger, so this process never took in what appeared, and a cleared
+// ledger trusts every rule. Now this process holds it whatever the ledger
+// does, and the next reader of a ledger it can replace trusts nothing new.
+func TestAnUnusableLedgerDuringACallFreesNoRule(t *testing.T) {
+	for _, spoil := range []struct {
+		name, path string
+		do         func(path string) error
+	}{
+		{"named pipe", RuleLedgerName, func(p string) error { return unix.Mkfifo(p, 0o600) }},
+		{"directory", RuleLedgerName, func(p string) error { return os.Mkdir(p, 0o700) }},
+		{"over the bound", RuleLedgerName, func(p string) error {
+			return os.WriteFile(p, []byte(strings.Repeat(" ", MaxFileBytes+1)), 0o600)
+		}},
+		{"lock file a directory", "." + FileName + ".lock", func(p string) error { return os.Mkdir(p, 0o700) }},
+	} {
+		t.Run(spoil.name, func(t *testing.T) {
+			home := t.TempDir()
+			w := NewRuleWatch(home)
+			setRules(t, home, "shell:ls *")
+			expectTrust(t, w, []string{"shell:ls *"}, nil)
+			end, err := w.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			setRules(t, home, "shell:ls *", "shell:touch *")
+			path := filepath.Join(home, spoil.path)
+			if err := os.RemoveAll(path); err != nil {
+				t.Fatal(err)
+			}
+			if err := spoil.do(path); err != nil {
+				t.Fatal(err)
+			}
+			end() // may fail: the ledger is not usable
+			if got, err := w.Trust(); err == nil && slices.Contains(got.Trusted, "shell:touch *") {
+				t.Errorf("the planted rule is trusted over the spoiled ledger: %+v", got)
+			}
+			// Another process, while it is spoiled or after it was repaired.
+			if got, err := NewRuleWatch(home).Trust(); err == nil && slices.Contains(got.Trusted, "shell:touch *") {
+				t.Errorf("another process trusts the planted rule: %+v", got)
+			}
+			// Cleared by hand, to make scv's warnings stop.
+			if err := os.RemoveAll(path); err != nil {
+				t.Fatal(err)
+			}
+			expectTrust(t, w, []string{"shell:ls *"}, []string{"shell:touch *"})
 		})
 	}
 }

@@ -91,16 +91,30 @@ func (w *RuleWatch) Add(rule string) (string, error) {
 }
 
 // update is updateRuleLedger with this process's account brought up to
-// date from the settled ledger first; edit runs with w.mu held.
+// date from the settled ledger first; edit runs with w.mu held. When the
+// ledger cannot be used at all (it is a named pipe, a directory, too
+// large; the lock cannot be taken), this process's account still takes in
+// the user's file: a command that spoils the ledger while it plants a rule
+// must not leave the rule unseen, to be trusted once the ledger is cleared.
 func (w *RuleWatch) update(edit func(l *ruleLedger, rulesRead bool)) error {
-	return updateRuleLedger(w.home, func(l *ruleLedger, rulesRead bool) {
+	edited := false
+	err := updateRuleLedger(w.home, func(l *ruleLedger, rulesRead bool) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
+		edited = true
 		if rulesRead {
 			w.observeLocked(l)
 		}
 		edit(l, rulesRead)
 	})
+	if home, homeErr := orHome(w.home); !edited && homeErr == nil {
+		if rules, rulesErr := userAllowRules(home); rulesErr == nil {
+			w.mu.Lock()
+			w.observeLocked(&ruleLedger{Trusted: rules})
+			w.mu.Unlock()
+		}
+	}
+	return err
 }
 
 // observeLocked takes in the rules of the file (after a settle, the
