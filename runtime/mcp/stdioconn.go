@@ -6,7 +6,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,7 +26,7 @@ const MaxServerMessageBytes = 16 << 20
 // the connection, so one big tool list would stay held by every session.
 type stdioTransport struct {
 	stdout io.ReadCloser
-	stdin  io.WriteCloser
+	stdin  *os.File // a pipe, so a write can be interrupted by a deadline
 }
 
 func (t stdioTransport) Connect(context.Context) (sdk.Connection, error) {
@@ -38,9 +40,10 @@ var errMessageTooLarge = fmt.Errorf("the server sent a message over MaxServerMes
 type stdioConn struct {
 	in     *bufio.Reader
 	stdout io.ReadCloser
-	stdin  io.WriteCloser
+	stdin  *os.File
 
 	writeMu   sync.Mutex
+	broken    error // set once a write was cut off mid-message
 	closeOnce sync.Once
 }
 
@@ -72,15 +75,39 @@ func readLine(r *bufio.Reader, limit int) ([]byte, error) {
 	}
 }
 
-func (c *stdioConn) Write(_ context.Context, msg jsonrpc.Message) error {
+// Write sends one message, within ctx: a server that does not read its
+// stdin would otherwise block the write, and the call or turn behind it,
+// for ever. A write ctx ends before any byte went out leaves the stream
+// whole; one cut off mid-message ends the connection, since the server
+// can no longer tell where the next message starts.
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return err
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	_, err = c.stdin.Write(append(data, '\n'))
-	return err
+	if c.broken != nil {
+		return c.broken
+	}
+	interrupted := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		_ = c.stdin.SetWriteDeadline(time.Now())
+		close(interrupted)
+	})
+	n, err := c.stdin.Write(append(data, '\n'))
+	if !stop() {
+		<-interrupted
+		_ = c.stdin.SetWriteDeadline(time.Time{})
+	}
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	if n > 0 {
+		c.broken = fmt.Errorf("the server read only %d of a %d-byte message before the call ended; the connection is closed", n, len(data)+1)
+		c.Close()
+	}
+	return ctx.Err()
 }
 
 func (c *stdioConn) Close() error {
