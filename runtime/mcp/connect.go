@@ -165,7 +165,7 @@ func errorText(err error) error {
 }
 
 func (s *server) httpTransport() (sdk.Transport, error) {
-	rt := &headerTransport{base: http.DefaultTransport, headers: s.cfg.HTTPHeaders}
+	rt := &headerTransport{base: boundedBodies{http.DefaultTransport}, headers: s.cfg.HTTPHeaders}
 	if name := s.cfg.BearerTokenEnvVar; name != "" {
 		token := lookupEnv(s.m.opts.Env, name)
 		if token == "" {
@@ -173,7 +173,8 @@ func (s *server) httpTransport() (sdk.Transport, error) {
 		}
 		rt.bearer = token
 	}
-	return &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: &http.Client{Transport: rt}}, nil
+	return &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: &http.Client{Transport: rt},
+		MaxEventSize: MaxServerMessageBytes}, nil
 }
 
 func lookupEnv(env []string, name string) string {
