@@ -21,6 +21,7 @@ const clientName = "scv"
 type conn struct {
 	cs      *sdk.ClientSession
 	proc    *process     // stdio only
+	stdio   *stdioConn   // stdio only
 	log     *rotatingLog // stdio only, nil when LogDir is empty
 	logPath string
 	once    sync.Once
@@ -47,6 +48,9 @@ func (c *conn) endReason(waitErr error) string {
 	if c.proc != nil {
 		<-c.proc.exited
 		msg := "the server " + c.proc.exitReason()
+		if err := c.stdio.fault(); err != nil {
+			msg = err.Error() + "; the server was stopped"
+		}
 		if c.logPath != "" {
 			msg += " (its stderr is in " + c.logPath + ")"
 		}
@@ -151,8 +155,8 @@ func (s *server) stdioTransport(c *conn) (sdk.Transport, error) {
 		}
 		return nil, fmt.Errorf("start %s: %w", s.cfg.Command, errorText(err))
 	}
-	c.proc = p
-	return stdioTransport{stdout: p.stdout, stdin: p.stdin}, nil
+	c.proc, c.stdio = p, newStdioConn(p.stdout, p.stdin)
+	return stdioTransport{c.stdio}, nil
 }
 
 // errorText drops the program path an exec error repeats.

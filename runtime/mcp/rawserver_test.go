@@ -39,6 +39,10 @@ type rawScript struct {
 	// Deaf stops reading stdin once the first tool list is answered, as a
 	// server stuck in a loop would: what scv writes to it fills the pipe.
 	Deaf bool
+	// RequestFlood sends this many ping requests once the first tool list
+	// is answered, then reads no more, as Deaf: scv's answers fill the
+	// pipe while the requests keep arriving.
+	RequestFlood int
 }
 
 // rawServer starts the test binary as a raw server running script.
@@ -141,7 +145,10 @@ func runRawServer() {
 			switch {
 			case lists == 1:
 				page(msg)
-				if script.Deaf {
+				for i := range script.RequestFlood {
+					send(map[string]any{"jsonrpc": "2.0", "id": fmt.Sprint("flood-", i), "method": "ping"})
+				}
+				if script.Deaf || script.RequestFlood > 0 {
 					for { // never reads again; killed with its group
 						time.Sleep(time.Hour)
 					}

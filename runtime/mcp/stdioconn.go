@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,18 +20,26 @@ import (
 // list page or a call's result, can hold more of scv's memory.
 const MaxServerMessageBytes = 16 << 20
 
+// MaxUnansweredServerRequests bounds the requests (pings and the like) a
+// stdio server has sent that scv has not answered yet: the SDK queues
+// them without bound while an answer waits to be written, so a server
+// that floods requests and reads none of the answers ends its connection
+// instead of growing scv.
+const MaxUnansweredServerRequests = 256
+
 // stdioTransport speaks newline-delimited JSON-RPC over a server's stdin
 // and stdout, as the SDK's IOTransport does, but each message is read into
 // a buffer of its own, dropped once the message is decoded: the SDK's
 // decoder keeps a buffer as large as the largest message for the life of
 // the connection, so one big tool list would stay held by every session.
-type stdioTransport struct {
-	stdout io.ReadCloser
-	stdin  *os.File // a pipe, so a write can be interrupted by a deadline
+type stdioTransport struct{ conn *stdioConn }
+
+func newStdioConn(stdout io.ReadCloser, stdin *os.File) *stdioConn {
+	return &stdioConn{in: bufio.NewReader(stdout), stdout: stdout, stdin: stdin}
 }
 
 func (t stdioTransport) Connect(context.Context) (sdk.Connection, error) {
-	return &stdioConn{in: bufio.NewReader(t.stdout), stdout: t.stdout, stdin: t.stdin}, nil
+	return t.conn, nil
 }
 
 // errMessageTooLarge ends a connection whose server sent a line over
@@ -40,23 +49,62 @@ var errMessageTooLarge = fmt.Errorf("the server sent a message over MaxServerMes
 type stdioConn struct {
 	in     *bufio.Reader
 	stdout io.ReadCloser
-	stdin  *os.File
+	stdin  *os.File // a pipe, so a write can be interrupted by a deadline
 
 	writeMu   sync.Mutex
 	broken    error // set once a write was cut off mid-message
 	closeOnce sync.Once
+
+	mu         sync.Mutex
+	unanswered int   // requests read that no response written answered yet
+	cause      error // why scv ended the connection, if it did
+}
+
+// errTooManyRequests ends a connection whose server sent more than
+// MaxUnansweredServerRequests requests scv had not answered.
+var errTooManyRequests = fmt.Errorf("the server sent more than MaxUnansweredServerRequests (%d) requests scv had not answered yet", MaxUnansweredServerRequests)
+
+// fault is why scv ended the connection (a bound the server broke), or nil.
+func (c *stdioConn) fault() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cause
+}
+
+// end records why scv ends the connection, the first reason only.
+func (c *stdioConn) end(err error) error {
+	c.mu.Lock()
+	if c.cause == nil {
+		c.cause = err
+	}
+	c.mu.Unlock()
+	return err
 }
 
 // Read returns the next message. Close unblocks it by closing stdout.
 func (c *stdioConn) Read(context.Context) (jsonrpc.Message, error) {
 	for {
 		line, err := readLine(c.in, MaxServerMessageBytes)
+		if errors.Is(err, errMessageTooLarge) {
+			return nil, c.end(err)
+		}
 		if err != nil {
 			return nil, err
 		}
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			return jsonrpc.DecodeMessage(line)
+		if line = bytes.TrimSpace(line); len(line) == 0 {
+			continue
 		}
+		msg, err := jsonrpc.DecodeMessage(line)
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			c.mu.Lock()
+			c.unanswered++
+			over := c.unanswered > MaxUnansweredServerRequests
+			c.mu.Unlock()
+			if over {
+				return nil, c.end(errTooManyRequests)
+			}
+		}
+		return msg, err
 	}
 }
 
@@ -85,6 +133,11 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
+	if _, ok := msg.(*jsonrpc.Response); ok {
+		c.mu.Lock()
+		c.unanswered--
+		c.mu.Unlock()
+	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	if c.broken != nil {
@@ -104,7 +157,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	if n > 0 {
-		c.broken = fmt.Errorf("the server read only %d of a %d-byte message before the call ended; the connection is closed", n, len(data)+1)
+		c.broken = c.end(fmt.Errorf("the server read only %d of a %d-byte message before the call ended; the connection is closed", n, len(data)+1))
 		c.Close()
 	}
 	return ctx.Err()

@@ -21,3 +21,17 @@ func TestCallToAServerThatStopsReadingTimesOut(t *testing.T) {
 		t.Fatalf("call to a server that reads nothing: %v", err)
 	}
 }
+
+// Requests a server sends scv are held until answered, and the SDK queues
+// them without bound: a server that floods them and reads none of the
+// answers would grow scv for ever. Past MaxUnansweredServerRequests the
+// connection ends, and the status says why.
+func TestServerRequestFloodEndsTheConnection(t *testing.T) {
+	cfg := rawServer(t, rawScript{RequestFlood: 20000})
+	m, log := startManager(t, map[string]config.MCPServer{"raw": cfg}, Options{})
+	settle(t, m)
+	e := log.waitFor(t, "raw starting: ", 1)
+	if !strings.Contains(e, "MaxUnansweredServerRequests") {
+		t.Fatalf("the flood ended the connection as %q", e)
+	}
+}
