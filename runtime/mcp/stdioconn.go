@@ -71,13 +71,16 @@ func (c *stdioConn) fault() error {
 	return c.cause
 }
 
-// end records why scv ends the connection, the first reason only.
+// end records why scv ends the connection (the first reason only) and
+// closes it: a write blocked on the pipe, an answer to one of the
+// server's requests, would otherwise hold the connection open for ever.
 func (c *stdioConn) end(err error) error {
 	c.mu.Lock()
 	if c.cause == nil {
 		c.cause = err
 	}
 	c.mu.Unlock()
+	c.Close()
 	return err
 }
 
@@ -133,11 +136,6 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := msg.(*jsonrpc.Response); ok {
-		c.mu.Lock()
-		c.unanswered--
-		c.mu.Unlock()
-	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	if c.broken != nil {
@@ -153,12 +151,18 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		<-interrupted
 		_ = c.stdin.SetWriteDeadline(time.Time{})
 	}
+	if _, answer := msg.(*jsonrpc.Response); answer && err == nil {
+		// Counted once written: an answer waiting for the pipe still
+		// holds its request (and the goroutine writing it).
+		c.mu.Lock()
+		c.unanswered--
+		c.mu.Unlock()
+	}
 	if err == nil || ctx.Err() == nil {
 		return err
 	}
 	if n > 0 {
 		c.broken = c.end(fmt.Errorf("the server read only %d of a %d-byte message before the call ended; the connection is closed", n, len(data)+1))
-		c.Close()
 	}
 	return ctx.Err()
 }
