@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,13 +18,6 @@ import (
 // line); a longer one ends the connection, so no single message, a tool
 // list page or a call's result, can hold more of scv's memory.
 const MaxServerMessageBytes = 16 << 20
-
-// MaxUnansweredServerRequests bounds the requests (pings and the like) a
-// stdio server has sent that scv has not answered yet: the SDK queues
-// them without bound while an answer waits to be written, so a server
-// that floods requests and reads none of the answers ends its connection
-// instead of growing scv.
-const MaxUnansweredServerRequests = 256
 
 // stdioTransport speaks newline-delimited JSON-RPC over a server's stdin
 // and stdout, as the SDK's IOTransport does, but each message is read into
@@ -54,60 +46,19 @@ type stdioConn struct {
 	writeMu   sync.Mutex
 	broken    error // set once a write was cut off mid-message
 	closeOnce sync.Once
-
-	mu         sync.Mutex
-	unanswered int   // requests read that no response written answered yet
-	cause      error // why scv ended the connection, if it did
-}
-
-// errTooManyRequests ends a connection whose server sent more than
-// MaxUnansweredServerRequests requests scv had not answered.
-var errTooManyRequests = fmt.Errorf("the server sent more than MaxUnansweredServerRequests (%d) requests scv had not answered yet", MaxUnansweredServerRequests)
-
-// fault is why scv ended the connection (a bound the server broke), or nil.
-func (c *stdioConn) fault() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.cause
-}
-
-// end records why scv ends the connection (the first reason only) and
-// closes it: a write blocked on the pipe, an answer to one of the
-// server's requests, would otherwise hold the connection open for ever.
-func (c *stdioConn) end(err error) error {
-	c.mu.Lock()
-	if c.cause == nil {
-		c.cause = err
-	}
-	c.mu.Unlock()
-	c.Close()
-	return err
 }
 
 // Read returns the next message. Close unblocks it by closing stdout.
 func (c *stdioConn) Read(context.Context) (jsonrpc.Message, error) {
 	for {
 		line, err := readLine(c.in, MaxServerMessageBytes)
-		if errors.Is(err, errMessageTooLarge) {
-			return nil, c.end(err)
-		}
 		if err != nil {
 			return nil, err
 		}
 		if line = bytes.TrimSpace(line); len(line) == 0 {
 			continue
 		}
-		msg, err := jsonrpc.DecodeMessage(line)
-		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
-			c.mu.Lock()
-			c.unanswered++
-			over := c.unanswered > MaxUnansweredServerRequests
-			c.mu.Unlock()
-			if over {
-				return nil, c.end(errTooManyRequests)
-			}
-		}
-		return msg, err
+		return jsonrpc.DecodeMessage(line)
 	}
 }
 
@@ -151,18 +102,12 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		<-interrupted
 		_ = c.stdin.SetWriteDeadline(time.Time{})
 	}
-	if _, answer := msg.(*jsonrpc.Response); answer && err == nil {
-		// Counted once written: an answer waiting for the pipe still
-		// holds its request (and the goroutine writing it).
-		c.mu.Lock()
-		c.unanswered--
-		c.mu.Unlock()
-	}
 	if err == nil || ctx.Err() == nil {
 		return err
 	}
 	if n > 0 {
-		c.broken = c.end(fmt.Errorf("the server read only %d of a %d-byte message before the call ended; the connection is closed", n, len(data)+1))
+		c.broken = fmt.Errorf("%w: the server read only %d of its %d bytes before the call ended", errCutOff, n, len(data)+1)
+		return c.broken
 	}
 	return ctx.Err()
 }
