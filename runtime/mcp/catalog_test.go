@@ -2,8 +2,10 @@ package mcp
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"scv/runtime/config"
 )
@@ -124,5 +126,40 @@ func TestToolListReadIsBounded(t *testing.T) {
 	}
 	if st := statusOf(m, "raw"); !strings.Contains(st.Error, "MaxToolListBytes") {
 		t.Fatalf("status does not name the bound: %q", st.Error)
+	}
+}
+
+// A session closed while a server's connection is being set up gives
+// back every byte of the process's catalog budget: the tools are not
+// offered after Close took the connection away.
+func TestCloseDuringConnectGivesTheBudgetBack(t *testing.T) {
+	budget := NewCatalogBudget(MaxProcessCatalogBytes)
+	var m *Manager
+	closed := make(chan struct{})
+	connected := func(s *server) {
+		go func() { m.Close(); close(closed) }()
+		// Wait until Close has taken the connection away.
+		deadline := time.Now().Add(testWait)
+		for {
+			s.mu.Lock()
+			gone := s.conn == nil
+			s.mu.Unlock()
+			if gone {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Error("Close never took the connection")
+				return
+			}
+			runtime.Gosched()
+		}
+	}
+	started := make(chan struct{})
+	opts := Options{Catalogs: budget, connected: func(s *server) { <-started; connected(s) }}
+	m, _ = startManager(t, map[string]config.MCPServer{"raw": rawServer(t, rawScript{})}, opts)
+	close(started)
+	<-closed
+	if used := budget.Used(); used != 0 {
+		t.Fatalf("after Close the session still holds %d bytes of the process's catalog budget", used)
 	}
 }

@@ -19,17 +19,24 @@ const clientName = "scv"
 
 // conn is one live connection to a server.
 type conn struct {
-	cs      *sdk.ClientSession
-	proc    *process     // stdio only
-	log     *rotatingLog // stdio only, nil when LogDir is empty
-	logPath string
-	once    sync.Once
+	cs    *sdk.ClientSession
+	proc  *process     // stdio only
+	bound *answerBound // set once connected
+	// cancelHTTP ends the HTTP requests of the connection (nil for stdio):
+	// the SDK sends some, such as answers, under no context that ends.
+	cancelHTTP context.CancelFunc
+	log        *rotatingLog // stdio only, nil when LogDir is empty
+	logPath    string
+	once       sync.Once
 }
 
 // close ends the connection: a stdio server's stdin is closed, and its
 // group killed after grace. Safe to call more than once.
 func (c *conn) close(grace time.Duration) {
 	c.once.Do(func() {
+		if c.cancelHTTP != nil {
+			c.cancelHTTP()
+		}
 		if c.proc != nil {
 			c.proc.stop(grace)
 		}
@@ -47,10 +54,16 @@ func (c *conn) endReason(waitErr error) string {
 	if c.proc != nil {
 		<-c.proc.exited
 		msg := "the server " + c.proc.exitReason()
+		if err := c.bound.fault(); err != nil {
+			msg = err.Error() + "; the server was stopped"
+		}
 		if c.logPath != "" {
 			msg += " (its stderr is in " + c.logPath + ")"
 		}
 		return msg
+	}
+	if err := c.bound.fault(); err != nil {
+		return err.Error() + "; the connection was closed"
 	}
 	if waitErr != nil {
 		return fmt.Sprintf("the connection ended: %v", waitErr)
@@ -66,7 +79,7 @@ func (s *server) connect() (*conn, *catalog, error) {
 	c := &conn{}
 	var transport sdk.Transport
 	if s.cfg.URL != "" {
-		t, err := s.httpTransport()
+		t, err := s.httpTransport(c)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -86,6 +99,7 @@ func (s *server) connect() (*conn, *catalog, error) {
 			s.toolsChanged()
 		},
 	})
+	transport = boundedTransport{Transport: transport, bound: &c.bound, stop: c.cancelHTTP}
 	cs, err := client.Connect(ctx, transport, nil)
 	if err != nil {
 		c.close(0)
@@ -109,6 +123,9 @@ func (s *server) startError(ctx context.Context, c *conn, step string, err error
 		msg = fmt.Sprintf("no %s within startup_timeout_sec (%gs)", step, s.cfg.StartupTimeoutSec)
 	default:
 		msg = fmt.Sprintf("%s failed: %v", step, err)
+	}
+	if fault := c.bound.fault(); fault != nil {
+		msg = fmt.Sprintf("%s failed: %v", step, fault)
 	}
 	if c.proc != nil {
 		select {
@@ -152,7 +169,7 @@ func (s *server) stdioTransport(c *conn) (sdk.Transport, error) {
 		return nil, fmt.Errorf("start %s: %w", s.cfg.Command, errorText(err))
 	}
 	c.proc = p
-	return stdioTransport{stdout: p.stdout, stdin: p.stdin}, nil
+	return stdioTransport{newStdioConn(p.stdout, p.stdin)}, nil
 }
 
 // errorText drops the program path an exec error repeats.
@@ -164,8 +181,8 @@ func errorText(err error) error {
 	return err
 }
 
-func (s *server) httpTransport() (sdk.Transport, error) {
-	rt := &headerTransport{base: http.DefaultTransport, headers: s.cfg.HTTPHeaders}
+func (s *server) httpTransport(c *conn) (sdk.Transport, error) {
+	rt := &headerTransport{base: boundedBodies{http.DefaultTransport}, headers: s.cfg.HTTPHeaders}
 	if name := s.cfg.BearerTokenEnvVar; name != "" {
 		token := lookupEnv(s.m.opts.Env, name)
 		if token == "" {
@@ -173,7 +190,9 @@ func (s *server) httpTransport() (sdk.Transport, error) {
 		}
 		rt.bearer = token
 	}
-	return &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: &http.Client{Transport: rt}}, nil
+	rt.conn, c.cancelHTTP = context.WithCancel(s.m.ctx)
+	return &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: &http.Client{Transport: rt},
+		MaxEventSize: MaxServerMessageBytes}, nil
 }
 
 func lookupEnv(env []string, name string) string {
@@ -190,15 +209,38 @@ type headerTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
 	bearer  string
+	conn    context.Context // ends with the connection, and every request with it
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
+	ctx, cancel := context.WithCancel(req.Context())
+	stop := context.AfterFunc(t.conn, cancel)
+	done := func() { stop(); cancel() }
+	req = req.Clone(ctx)
 	for k, v := range t.headers {
 		req.Header.Set(k, v)
 	}
 	if t.bearer != "" {
 		req.Header.Set("Authorization", "Bearer "+t.bearer)
 	}
-	return t.base.RoundTrip(req)
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		done()
+		return nil, err
+	}
+	resp.Body = &bodyDone{ReadCloser: resp.Body, done: done}
+	return resp, nil
+}
+
+// bodyDone releases a request's context once its body is closed.
+type bodyDone struct {
+	io.ReadCloser
+	done func()
+	once sync.Once
+}
+
+func (b *bodyDone) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.done)
+	return err
 }

@@ -15,13 +15,14 @@ func TestProtocolPageQuotesTheCatalogBounds(t *testing.T) {
 	}
 	text := strings.Join(strings.Fields(string(page)), " ")
 	for name, value := range map[string]int{
-		"MaxToolSchemaBytes":     MaxToolSchemaBytes,
-		"MaxServerCatalogBytes":  MaxServerCatalogBytes,
-		"MaxToolsPerServer":      MaxToolsPerServer,
-		"MaxToolListPages":       MaxToolListPages,
-		"MaxToolListBytes":       MaxToolListBytes,
-		"MaxProcessCatalogBytes": MaxProcessCatalogBytes,
-		"MaxServerMessageBytes":  MaxServerMessageBytes,
+		"MaxToolSchemaBytes":          MaxToolSchemaBytes,
+		"MaxServerCatalogBytes":       MaxServerCatalogBytes,
+		"MaxToolsPerServer":           MaxToolsPerServer,
+		"MaxToolListPages":            MaxToolListPages,
+		"MaxToolListBytes":            MaxToolListBytes,
+		"MaxProcessCatalogBytes":      MaxProcessCatalogBytes,
+		"MaxServerMessageBytes":       MaxServerMessageBytes,
+		"MaxUnansweredServerRequests": MaxUnansweredServerRequests,
 	} {
 		if quoted := fmt.Sprintf("`%s` = %d", name, value); !strings.Contains(text, quoted) {
 			t.Errorf("docs/protocol.md does not quote %s", quoted)

@@ -45,6 +45,10 @@ type Options struct {
 	// every Manager given it; nil means a budget of MaxProcessCatalogBytes
 	// for this Manager alone.
 	Catalogs *CatalogBudget
+
+	// connected, for tests, runs once a connection is installed, before
+	// its tools are offered.
+	connected func(*server)
 }
 
 // Manager runs the MCP servers of one session. Its methods are safe for

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"scv/runtime/config"
 )
@@ -35,6 +36,13 @@ type rawScript struct {
 	// HangRefresh never answers a tools/list after the first. Calling any
 	// tool but "lists" sends a list_changed.
 	HangRefresh bool
+	// Deaf stops reading stdin once the first tool list is answered, as a
+	// server stuck in a loop would: what scv writes to it fills the pipe.
+	Deaf bool
+	// RequestFlood sends this many ping requests once the first tool list
+	// is answered, then reads no more, as Deaf: scv's answers fill the
+	// pipe while the requests keep arriving.
+	RequestFlood int
 }
 
 // rawServer starts the test binary as a raw server running script.
@@ -137,6 +145,14 @@ func runRawServer() {
 			switch {
 			case lists == 1:
 				page(msg)
+				for i := range script.RequestFlood {
+					send(map[string]any{"jsonrpc": "2.0", "id": fmt.Sprint("flood-", i), "method": "ping"})
+				}
+				if script.Deaf || script.RequestFlood > 0 {
+					for { // never reads again; killed with its group
+						time.Sleep(time.Hour)
+					}
+				}
 				if p.Cursor == "" && script.Pages == 1 || p.Cursor == fmt.Sprint(script.Pages-1) {
 					for range script.Flood {
 						send(listChanged)

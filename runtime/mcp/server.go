@@ -179,7 +179,18 @@ func (s *server) connectAndWatch() {
 		c.close(s.m.opts.StopGrace)
 		return
 	}
-	s.setState(StateReady, "", func() { s.offerLocked(cat); s.refreshNote = "" })
+	if s.m.opts.connected != nil {
+		s.m.opts.connected(s)
+	}
+	// Close may take the connection away before it is ready: its tools
+	// are offered only while it is still the server's, under the same
+	// lock as shutdown's withdraw, so no byte of the budget outlives Close.
+	s.setState(StateReady, "", func() {
+		if s.conn == c {
+			s.offerLocked(cat)
+		}
+		s.refreshNote = ""
+	})
 	waitErr := c.cs.Wait()
 	s.handleExit(c, waitErr)
 }

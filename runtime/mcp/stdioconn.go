@@ -6,7 +6,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,13 +24,14 @@ const MaxServerMessageBytes = 16 << 20
 // a buffer of its own, dropped once the message is decoded: the SDK's
 // decoder keeps a buffer as large as the largest message for the life of
 // the connection, so one big tool list would stay held by every session.
-type stdioTransport struct {
-	stdout io.ReadCloser
-	stdin  io.WriteCloser
+type stdioTransport struct{ conn *stdioConn }
+
+func newStdioConn(stdout io.ReadCloser, stdin *os.File) *stdioConn {
+	return &stdioConn{in: bufio.NewReader(stdout), stdout: stdout, stdin: stdin}
 }
 
 func (t stdioTransport) Connect(context.Context) (sdk.Connection, error) {
-	return &stdioConn{in: bufio.NewReader(t.stdout), stdout: t.stdout, stdin: t.stdin}, nil
+	return t.conn, nil
 }
 
 // errMessageTooLarge ends a connection whose server sent a line over
@@ -38,9 +41,10 @@ var errMessageTooLarge = fmt.Errorf("the server sent a message over MaxServerMes
 type stdioConn struct {
 	in     *bufio.Reader
 	stdout io.ReadCloser
-	stdin  io.WriteCloser
+	stdin  *os.File // a pipe, so a write can be interrupted by a deadline
 
 	writeMu   sync.Mutex
+	broken    error // set once a write was cut off mid-message
 	closeOnce sync.Once
 }
 
@@ -51,9 +55,10 @@ func (c *stdioConn) Read(context.Context) (jsonrpc.Message, error) {
 		if err != nil {
 			return nil, err
 		}
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			return jsonrpc.DecodeMessage(line)
+		if line = bytes.TrimSpace(line); len(line) == 0 {
+			continue
 		}
+		return jsonrpc.DecodeMessage(line)
 	}
 }
 
@@ -72,15 +77,39 @@ func readLine(r *bufio.Reader, limit int) ([]byte, error) {
 	}
 }
 
-func (c *stdioConn) Write(_ context.Context, msg jsonrpc.Message) error {
+// Write sends one message, within ctx: a server that does not read its
+// stdin would otherwise block the write, and the call or turn behind it,
+// for ever. A write ctx ends before any byte went out leaves the stream
+// whole; one cut off mid-message ends the connection, since the server
+// can no longer tell where the next message starts.
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return err
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	_, err = c.stdin.Write(append(data, '\n'))
-	return err
+	if c.broken != nil {
+		return c.broken
+	}
+	interrupted := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		_ = c.stdin.SetWriteDeadline(time.Now())
+		close(interrupted)
+	})
+	n, err := c.stdin.Write(append(data, '\n'))
+	if !stop() {
+		<-interrupted
+		_ = c.stdin.SetWriteDeadline(time.Time{})
+	}
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	if n > 0 {
+		c.broken = fmt.Errorf("%w: the server read only %d of its %d bytes before the call ended", errCutOff, n, len(data)+1)
+		return c.broken
+	}
+	return ctx.Err()
 }
 
 func (c *stdioConn) Close() error {
