@@ -278,6 +278,9 @@ func (s *Session) closeDiskLocked() {
 	// A reservation's sync runs first: after Close it could only fail
 	// (log closed) and report an error for a record Close had synced.
 	s.disk.syncs.Wait()
+	if s.disk.metaStale {
+		s.writeMetaLocked() // the last chance before a listing reads it
+	}
 	if err := s.disk.log.Close(); err != nil {
 		s.logger().Error("the session's last records could not be written to its file when it closed; they are lost",
 			"session", s.id, "err", err)

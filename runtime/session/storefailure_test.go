@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"scv/internal/fakeopenai"
 	"scv/internal/smalldisk"
 	"scv/runtime/config"
 	"scv/runtime/provider"
@@ -203,5 +204,57 @@ func TestHistoryWaitsPastAReservationRecord(t *testing.T) {
 	loaded := closeAndRead(t, st, s)
 	if r := rebuild(loaded.Records); len(loaded.Records) != 2 || loaded.Records[0].Type != recordSeqReserve || len(r.history) != 1 || r.history[0].Content != "waiting" {
 		t.Fatalf("records %d (first %s), history %+v", len(loaded.Records), loaded.Records[0].Type, r.history)
+	}
+}
+
+// TestARenameTheSidecarMissedIsListedAfterAll: on a full disk a rename's
+// record fits in the log's last page while its sidecar cannot be written.
+// The sidecar used to be written again only with the session's next
+// stored record, so a session closed before one listed its old title
+// (empty) for as long as it was stored, through every later load. Its
+// close now writes the sidecar again when there is room, and a load
+// whose sidecar disagrees with the log writes it from the log.
+func TestARenameTheSidecarMissedIsListedAfterAll(t *testing.T) {
+	for _, spaceBack := range []string{"before the close", "after the close"} {
+		t.Run(spaceBack, func(t *testing.T) {
+			mnt := smalldisk.Mount(t, 1<<20)
+			st, err := store.Open(filepath.Join(mnt, "sessions"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			home, cwd := homeFor(t, fakeopenai.New(t), ""), t.TempDir()
+			s, _ := bareSession(t)
+			l, err := st.Create(store.Header{ID: s.id, Cwd: cwd})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.disk = disk{store: st, log: l}
+			free := smalldisk.Fill(t, mnt)
+			kept := ""
+			for i := 0; i < 1000 && s.Rename(fmt.Sprintf("title %d", i)) == nil; i++ {
+				kept = s.title
+			}
+			if kept == "" || !s.disk.metaStale {
+				t.Fatalf("no rename was stored without its sidecar (title %q)", kept)
+			}
+			if spaceBack == "before the close" {
+				free()
+			}
+			s.mu.Lock()
+			s.closeDiskLocked()
+			s.mu.Unlock()
+			if spaceBack == "after the close" {
+				free()
+				m := NewManager(Options{Home: home, Store: st, Getenv: func(string) string { return "" }})
+				if _, err := m.Load(s.id, config.Overrides{}); err != nil {
+					t.Fatal(err)
+				}
+				m.Shutdown()
+			}
+			page, err := st.List(store.ListOptions{Cwd: cwd})
+			if err != nil || len(page.Sessions) != 1 || page.Sessions[0].Title != kept {
+				t.Fatalf("listed %+v (%v), want the session titled %q", page.Sessions, err, kept)
+			}
+		})
 	}
 }
