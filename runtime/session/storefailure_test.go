@@ -258,3 +258,39 @@ func TestARenameTheSidecarMissedIsListedAfterAll(t *testing.T) {
 		})
 	}
 }
+
+// TestTheLastSeqsAreKeptForWhatMustGoOut: near store.MaxSeq a stream's
+// reservation used to be stored past MaxSeq (so a reload skipped it as
+// damage and resumed below the deltas a client saw), and refusable events
+// took every seq up to MaxSeq, so a turn's end, which must go out, was
+// dropped unseen. The last seqHeadroom seqs are kept for the events that
+// must go out, and no reservation passes MaxSeq.
+func TestTheLastSeqsAreKeptForWhatMustGoOut(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, rec := sessionOnDisk(t, st)
+	s.mu.Lock()
+	s.seq = store.MaxSeq - 2*seqHeadroom
+	s.disk.reserved.Store(s.seq)
+	refused := 0
+	for range 2 * seqHeadroom {
+		if err := s.emitLocked(AssistantDelta{TurnID: "t1", Content: "x"}); err != nil {
+			if CodeOf(err) != CodeSessionTooLarge {
+				t.Fatalf("a delta near MaxSeq: %v, want %s", err, CodeSessionTooLarge)
+			}
+			refused++
+		}
+	}
+	streamed := lastSeq(rec)
+	s.announceLocked(TurnFailed{TurnID: "t1", Code: string(CodeSessionTooLarge), Message: "no seq left"})
+	s.mu.Unlock()
+	if refused == 0 || lastSeq(rec) != streamed+1 {
+		t.Fatalf("%d deltas refused; the turn's end went out at seq %d after %d", refused, lastSeq(rec), streamed)
+	}
+	r := rebuild(closeAndRead(t, st, s).Records)
+	if len(r.problems) > 0 || r.seq < lastSeq(rec) || r.seq > store.MaxSeq {
+		t.Fatalf("a reload resumes at seq %d (clients saw %d), problems %v", r.seq, lastSeq(rec), r.problems)
+	}
+}
