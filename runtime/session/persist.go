@@ -57,6 +57,17 @@ func (s *Session) addHistoryLocked(m provider.Message) {
 	}
 }
 
+// takeBackHistoryLocked removes the message addHistoryLocked added last,
+// whose event was refused: it is neither kept nor stored.
+func (s *Session) takeBackHistoryLocked() {
+	s.history = s.history[:len(s.history)-1]
+	if n := len(s.disk.pending); n > 1 {
+		s.disk.pending = s.disk.pending[:n-1]
+	} else {
+		s.disk.pending = nil
+	}
+}
+
 // persistLocked appends ev's record to the session's log. Records are
 // buffered; turn ends, queue changes, approval decisions, pause, clear,
 // rename, restore, turn starts and seq reservations are synced (fsync)

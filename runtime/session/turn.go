@@ -132,12 +132,7 @@ func (s *Session) launchLocked(t *turn, must bool) error {
 		s.announceLocked(started)
 	} else if err := s.undoOnRefusal(started, func() {
 		s.active, s.idleSince, s.title = nil, idle, title
-		s.history = s.history[:len(s.history)-1]
-		if n := len(s.disk.pending); n > 1 {
-			s.disk.pending = s.disk.pending[:n-1]
-		} else {
-			s.disk.pending = nil
-		}
+		s.takeBackHistoryLocked()
 		s.marks.forget(t.id)
 		s.turnCount--
 	}); err != nil {
