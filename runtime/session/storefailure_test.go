@@ -294,3 +294,28 @@ func TestTheLastSeqsAreKeptForWhatMustGoOut(t *testing.T) {
 		t.Fatalf("a reload resumes at seq %d (clients saw %d), problems %v", r.seq, lastSeq(rec), r.problems)
 	}
 }
+
+// TestACompactionThatCannotBeStoredLeavesTheHistory: a compaction whose
+// record the log refused (here: past the file's bound) used to keep its
+// cut in memory, so the history the model was sent next differed from
+// the one a reload rebuilds. A refused compaction now leaves the history
+// and the turn marks as they were.
+func TestACompactionThatCannotBeStoredLeavesTheHistory(t *testing.T) {
+	st, err := store.OpenWith(filepath.Join(t.TempDir(), "sessions"), store.Limits{MaxLogBytes: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, rec := sessionOnDisk(t, st)
+	s.cfg.Context.MaxTokens = 100
+	s.mu.Lock()
+	for i := range 3 {
+		s.addHistoryLocked(provider.Message{Role: provider.RoleUser, Content: fmt.Sprintf("%d%s", i, strings.Repeat("x", 2000))})
+	}
+	s.mu.Unlock()
+	if err := s.compact(&turn{id: "t1"}); CodeOf(err) != CodeSessionTooLarge {
+		t.Fatalf("a compaction past the file's bound: %v, want %s", err, CodeSessionTooLarge)
+	}
+	if len(s.history) != 3 || s.marks.base != 0 || len(rec.events) != 0 {
+		t.Fatalf("a refused compaction left %d messages (base %d) and sent %d events", len(s.history), s.marks.base, len(rec.events))
+	}
+}
