@@ -53,3 +53,18 @@ func (s *Session) writeMetaLocked() {
 func (s *Session) metaLocked() store.Meta {
 	return store.Meta{Title: s.title, Turns: s.turnCount, Queued: len(s.queue), Model: s.cfg.Provider.Model}
 }
+
+// pauseOnStoreFailureLocked pauses a session with prompts queued whose
+// turn failed because it could not be stored (store_failed, or
+// session_too_large). The next prompts would fail the same way, each
+// consumed, and the model called for nothing; their turns' starts and
+// ends, which go out whatever the disk says, would take seqs past what
+// the reservation's headroom keeps. Paused, they wait for the user to
+// resume once there is room (or to fork).
+func (s *Session) pauseOnStoreFailureLocked(o outcome) {
+	if code := CodeOf(o.err); code != CodeStoreFailed && code != CodeSessionTooLarge || s.paused || len(s.queue) == 0 {
+		return
+	}
+	s.paused = true
+	s.announceLocked(SessionPaused{true})
+}

@@ -1,0 +1,101 @@
+package session
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"scv/internal/fakeopenai"
+	"scv/internal/smalldisk"
+	"scv/runtime/store"
+)
+
+// waitUntil waits for cond, checked after each event rec receives.
+func (r *waitingRecorder) waitUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	for {
+		r.mu.Lock()
+		changed := r.changed
+		r.mu.Unlock()
+		if cond() {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			t.Fatalf("waited in vain for %s", what)
+		}
+	}
+}
+
+// TestAFullDiskPausesTheQueue: a turn failed by a full disk used to hand
+// over to the next queued prompt, which ran, failed the same way, and so
+// on through the whole queue: every prompt a client had queued was
+// consumed, the model called for each, and the turns' starts and ends
+// (which must go out) took seqs past the last durable reservation, so a
+// reload resumed below what the clients saw. A turn that fails because
+// the session cannot be stored now pauses the session, keeping its queue
+// for when there is room again.
+func TestAFullDiskPausesTheQueue(t *testing.T) {
+	srv := fakeopenai.New(t)
+	home := homeFor(t, srv, "")
+	mnt := smalldisk.Mount(t, 1<<20)
+	st, err := store.Open(filepath.Join(mnt, "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewManager(Options{Home: home, Store: st, Getenv: func(string) string { return "" }})
+	t.Cleanup(func() { m.Shutdown() })
+	rec := newWaitingRecorder()
+	s, _, err := m.Start(StartParams{Cwd: t.TempDir()}, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold := make(chan struct{})
+	srv.Enqueue(fakeopenai.Reply{Chunks: []string{"held"}, Hold: hold})
+	startTurn(t, s, "running")
+	rec.waitFor(t, AssistantDelta{}, 1)
+	const queued = 30
+	for i := range queued {
+		if res, err := s.StartTurn(fmt.Sprintf("queued %d", i), nil, "1"); err != nil || res.Status != "queued" {
+			t.Fatalf("queue a prompt: %+v, %v", res, err)
+		}
+		srv.Enqueue(fakeopenai.Reply{Chunks: []string{"answer"}})
+	}
+	free := smalldisk.Fill(t, mnt)
+	for i := 0; i < 1000 && s.Rename(fmt.Sprintf("title %d", i)) == nil; i++ {
+	} // the log's last page is full now
+	// The stream has used its durable reservation up to the headroom.
+	s.mu.Lock()
+	for s.seq+seqHeadroom+1 < s.disk.reserved.Load() {
+		if err := s.emitLocked(ToolOutput{"t", "c", "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.mu.Unlock()
+	close(hold)
+	rec.waitFor(t, TurnFailed{}, 1)
+	rec.waitUntil(t, "the session to settle", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.active == nil && (s.paused || len(s.queue) == 0)
+	})
+	if n := len(srv.Requests()); n != 1 || !s.Queue().Paused || len(s.Queue().Entries) != queued {
+		t.Fatalf("after the full disk failed a turn: %d model requests, queue %+v; want 1 request and %d prompts paused", n, s.Queue(), queued)
+	}
+	rec.mu.Lock()
+	seen := rec.events[len(rec.events)-1].Seq
+	rec.mu.Unlock()
+	if now, err := st.Read(s.ID()); err != nil || rebuild(now.Records).seq < seen {
+		t.Fatalf("a reload now (kill -9) resumes at seq %d, below %d that a client saw (%v)", rebuild(now.Records).seq, seen, err)
+	}
+
+	free()
+	if _, err := s.Pause(false); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, TurnCompleted{}, 1)
+}
