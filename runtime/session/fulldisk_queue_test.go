@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -98,4 +99,49 @@ func TestAFullDiskPausesTheQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.waitFor(t, TurnCompleted{}, 1)
+}
+
+// TestAFullDiskKeepsSeqsForEverySteerRequeued: a turn failed by a full
+// disk with its reservation used up to the headroom, and maxQueueItems
+// steers waiting, ends with its terminal event, one queue.enqueued per
+// steer and the pause: more events that must go out than the headroom
+// used to keep (64), so a reload resumed below the last seqs a client
+// saw. The headroom covers them.
+func TestAFullDiskKeepsSeqsForEverySteerRequeued(t *testing.T) {
+	mnt := smalldisk.Mount(t, 1<<20)
+	st, err := store.Open(filepath.Join(mnt, "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, rec := sessionOnDisk(t, st)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tr := &turn{id: "t1", ctx: ctx, cancel: cancel}
+	s.active = tr
+	for i := range MaxQueueItems {
+		if err := s.Steer("t1", fmt.Sprintf("steer %d", i), "1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	smalldisk.Fill(t, mnt)
+	for i := 0; i < 1000 && s.Rename(fmt.Sprintf("title %d", i)) == nil; i++ {
+	} // the log's last page is full now
+	s.mu.Lock()
+	for s.seq+seqHeadroom < s.disk.reserved.Load() {
+		if err := s.emitLocked(ToolOutput{"t1", "c", "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.mu.Unlock()
+	err = s.emitTurn(AssistantDelta{"t1", "refused"})
+	if CodeOf(err) != CodeStoreFailed {
+		t.Fatalf("a delta past the headroom on a full disk: %v, want %s", err, CodeStoreFailed)
+	}
+	s.endTurn(tr, outcome{err: err})
+	if got := len(s.Queue().Entries); got != MaxQueueItems || !s.Queue().Paused {
+		t.Fatalf("after the turn's end: %d queued (paused %v), want %d paused", got, s.Queue().Paused, MaxQueueItems)
+	}
+	if now, err := st.Read(s.id); err != nil || rebuild(now.Records).seq < lastSeq(rec) {
+		t.Fatalf("a reload now (kill -9) resumes at seq %d, below %d that a client saw (%v)", rebuild(now.Records).seq, lastSeq(rec), err)
+	}
 }

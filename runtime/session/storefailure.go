@@ -10,8 +10,11 @@ import (
 // event leaves to the events that must go out anyway (a turn's end, a
 // restore): when the reservation cannot be extended (a full disk), the
 // refusable ones are refused first, and those that must go out still
-// have seqs no reload goes below.
-const seqHeadroom = 64
+// have seqs no reload goes below. The longest run of those is a turn's
+// end followed by one queue.enqueued per steer it never read (at most
+// MaxQueueItems) and the pause of pauseOnStoreFailureLocked; the rest
+// leaves room for a close, a restore and the approvals they cancel.
+const seqHeadroom = MaxQueueItems + 64
 
 // storeFailedLocked logs that ev's record could not be stored (once, when
 // the log starts failing) and returns the refusal its sender gets:
