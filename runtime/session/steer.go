@@ -47,6 +47,9 @@ func (s *Session) Steer(turnID, prompt, submitter string) error {
 	if t == nil || t.id != turnID || t.steers.closed || t.ctx.Err() != nil {
 		return errorf(CodeTurnNotFound, "turn %s is not running in session %s; queue the prompt instead", turnID, s.id)
 	}
+	if err := s.logRoomLocked(); err != nil {
+		return err // a steer keeps the turn asking the model: a new prompt
+	}
 	if err := s.roomLocked(len(prompt)); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -153,6 +154,15 @@ func TestASessionNearItsBoundTakesNoNewPrompt(t *testing.T) {
 	if size := s.disk.log.Size(); size*100 < 64<<10*80 || size > 64<<10 {
 		t.Fatalf("refused at %d bytes of %d", size, 64<<10)
 	}
+	// A steer is a new prompt too: it keeps the turn asking the model,
+	// growing the file past what was kept for the turn and the queue.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.active = &turn{id: "running", ctx: ctx, cancel: cancel}
+	if err := s.Steer("running", prompt, "1"); CodeOf(err) != CodeSessionTooLarge {
+		t.Fatalf("a steer past 80 %% of the file's bound: %v, want code %s", err, CodeSessionTooLarge)
+	}
+	s.active = nil
 	closeAndRead(t, st, s)
 }
 
