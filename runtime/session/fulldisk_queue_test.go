@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -143,5 +144,56 @@ func TestAFullDiskKeepsSeqsForEverySteerRequeued(t *testing.T) {
 	}
 	if now, err := st.Read(s.id); err != nil || rebuild(now.Records).seq < lastSeq(rec) {
 		t.Fatalf("a reload now (kill -9) resumes at seq %d, below %d that a client saw (%v)", rebuild(now.Records).seq, lastSeq(rec), err)
+	}
+}
+
+// TestAnIdleSessionThatCannotBeWrittenStaysLoaded: the idle reaper used
+// to close a session whose records waited in memory for room on a full
+// disk, so the close's failed sync lost them while the process went on
+// (what is kept is to be lost only if the process stops). A session
+// that cannot be written stays loaded; once there is room, it is closed
+// with everything written.
+func TestAnIdleSessionThatCannotBeWrittenStaysLoaded(t *testing.T) {
+	srv := fakeopenai.New(t)
+	home := homeFor(t, srv, "")
+	mnt := smalldisk.Mount(t, 1<<20)
+	st, err := store.Open(filepath.Join(mnt, "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewManager(Options{Home: home, Store: st, Getenv: func(string) string { return "" }})
+	t.Cleanup(func() { m.Shutdown() })
+	rec := newWaitingRecorder()
+	s, _, err := m.Start(StartParams{Cwd: t.TempDir()}, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Detach(rec)
+	if err := s.Rename("reserves seqs ahead"); err != nil {
+		t.Fatal(err)
+	}
+	big := AssistantCompleted{TurnID: "t", Content: strings.Repeat("kept in memory ", 1000)}
+	s.mu.Lock()
+	err = s.emitLocked(big) // buffered: it is not synced
+	free := smalldisk.Fill(t, mnt)
+	s.syncDiskLocked() // fails: the disk is full
+	s.markIdleLocked()
+	s.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if closed := m.CloseIdle(-time.Hour); len(closed) != 0 {
+		t.Fatalf("the reaper closed %v, whose records could not be written", closed)
+	}
+	free()
+	if closed := m.CloseIdle(-time.Hour); len(closed) != 1 {
+		t.Fatalf("once there is room the reaper closed %v, want the session", closed)
+	}
+	loaded, err := st.Read(s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := loaded.Records[len(loaded.Records)-1]; last.Type != "assistant.completed" {
+		t.Fatalf("the file ends with a %s record, want the answer kept in memory", last.Type)
 	}
 }

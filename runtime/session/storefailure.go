@@ -71,3 +71,12 @@ func (s *Session) pauseOnStoreFailureLocked(o outcome) {
 	s.paused = true
 	s.announceLocked(SessionPaused{true})
 }
+
+// writtenWhole reports whether every record the session appended is in
+// its file, syncing the ones that wait (for room on a full disk) first.
+func (s *Session) writtenWhole() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.syncDiskLocked()
+	return !s.disk.dirty
+}
