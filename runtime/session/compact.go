@@ -62,9 +62,13 @@ func (s *Session) compact(t *turn) error {
 	if cut == 0 {
 		return nil
 	}
+	history, base := s.history, s.marks.base
 	s.history = append([]provider.Message(nil), s.history[cut:]...)
 	s.marks.dropped(cut)
-	return s.emitLocked(ContextCompacted{t.id, before, total, cut})
+	// Refused (not stored), the cut is not made: a reload would not make it.
+	return s.undoOnRefusal(ContextCompacted{t.id, before, total, cut}, func() {
+		s.history, s.marks.base = history, base
+	})
 }
 
 // groupEnd returns the index after the group that starts at i: a message

@@ -52,7 +52,13 @@ func (s *Session) emitAsLocked(p Payload, must bool) error {
 	if size+frameOverheadBytes+len(s.id) > s.limits.MaxServerFrameBytes {
 		return &eventTooLarge{payload: p, size: size, limit: s.limits.MaxServerFrameBytes}
 	}
-	if s.seq >= store.MaxSeq {
+	// The last seqHeadroom seqs are kept for the events that must go
+	// out, as a reservation keeps them (persistLocked).
+	last := uint64(store.MaxSeq)
+	if !must {
+		last -= seqHeadroom
+	}
+	if s.seq >= last {
 		return errorf(CodeSessionTooLarge, "session %s has used every seq (store.MaxSeq); fork it to go on", s.id)
 	}
 	ev := Event{SessionID: s.id, Seq: s.seq + 1, Payload: p, size: size, json: data}

@@ -57,6 +57,17 @@ func (s *Session) addHistoryLocked(m provider.Message) {
 	}
 }
 
+// takeBackHistoryLocked removes the message addHistoryLocked added last,
+// whose event was refused: it is neither kept nor stored.
+func (s *Session) takeBackHistoryLocked() {
+	s.history = s.history[:len(s.history)-1]
+	if n := len(s.disk.pending); n > 1 {
+		s.disk.pending = s.disk.pending[:n-1]
+	} else {
+		s.disk.pending = nil
+	}
+}
+
 // persistLocked appends ev's record to the session's log. Records are
 // buffered; turn ends, queue changes, approval decisions, pause, clear,
 // rename, restore, turn starts and seq reservations are synced (fsync)
@@ -89,7 +100,7 @@ func (s *Session) persistLocked(ev Event, data []byte, must bool) error {
 	}
 	var reserve uint64
 	if need > d.reserved.Load() {
-		reserve = ev.Seq - 1 + SeqReserveBlock
+		reserve = reservationFrom(ev.Seq)
 	}
 	if isDelta(ev.Payload) && reserve == 0 {
 		s.reserveAheadLocked(ev.Seq)
@@ -109,7 +120,7 @@ func (s *Session) persistLocked(ev Event, data []byte, must bool) error {
 		rec.Data, _ = json.Marshal(seqReserve{UpTo: reserve})
 	} else {
 		if reserve == 0 && kind.sync && ev.Seq+SeqReserveBlock/2 > d.reserved.Load() {
-			reserve = ev.Seq - 1 + SeqReserveBlock // this sync carries it for free
+			reserve = reservationFrom(ev.Seq) // this sync carries it for free
 		}
 		x = recordExtras{History: d.pending, SeqReserve: reserve, Reasoning: d.takeReasoning()}
 		if q, ok := ev.Payload.(QueueEnqueued); ok && (q.Entry.attachments.text != "" || len(q.Entry.attachments.refs) > 0) {
@@ -159,6 +170,12 @@ func (s *Session) persistLocked(ev Event, data []byte, must bool) error {
 		s.writeMetaLocked()
 	}
 	return nil
+}
+
+// reservationFrom is the reservation an event at seq takes: a block from
+// it, but never past store.MaxSeq, which a load would skip as damage.
+func reservationFrom(seq uint64) uint64 {
+	return min(seq-1+SeqReserveBlock, store.MaxSeq)
 }
 
 // isDelta reports the streamed events, which are not stored one by one.
@@ -232,10 +249,10 @@ func (d *disk) takeReasoning() []storedReasoning {
 func (s *Session) reserveAheadLocked(seq uint64) {
 	d := &s.disk
 	current := d.reserved.Load()
-	if seq+SeqReserveBlock/2 <= current || !d.reserving.CompareAndSwap(false, true) {
+	if seq+SeqReserveBlock/2 <= current || current >= store.MaxSeq || !d.reserving.CompareAndSwap(false, true) {
 		return
 	}
-	upTo := current + SeqReserveBlock
+	upTo := min(current+SeqReserveBlock, store.MaxSeq)
 	data, _ := json.Marshal(seqReserve{UpTo: upTo})
 	if err := d.log.Append(store.Record{Seq: seq, Type: recordSeqReserve, At: s.clock(), Data: data}); err != nil {
 		d.reserving.Store(false)
@@ -278,6 +295,9 @@ func (s *Session) closeDiskLocked() {
 	// A reservation's sync runs first: after Close it could only fail
 	// (log closed) and report an error for a record Close had synced.
 	s.disk.syncs.Wait()
+	if s.disk.metaStale {
+		s.writeMetaLocked() // the last chance before a listing reads it
+	}
 	if err := s.disk.log.Close(); err != nil {
 		s.logger().Error("the session's last records could not be written to its file when it closed; they are lost",
 			"session", s.id, "err", err)

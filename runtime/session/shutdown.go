@@ -78,12 +78,13 @@ func (m *Manager) Shutdown() bool {
 }
 
 // CloseIdle closes sessions that have had no client and no turn for longer
-// than maxIdle, and returns their ids.
+// than maxIdle, and returns their ids. A session whose records wait in
+// memory for room (a full disk) stays loaded: its close would lose them.
 func (m *Manager) CloseIdle(maxIdle time.Duration) []string {
 	now := m.opts.Now()
 	var closed []string
 	for _, s := range m.all() {
-		if d := s.idleFor(now); d > maxIdle {
+		if d := s.idleFor(now); d > maxIdle && s.writtenWhole() {
 			if m.Close(s.id) == nil {
 				closed = append(closed, s.id)
 			}

@@ -47,6 +47,9 @@ func (s *Session) Steer(turnID, prompt, submitter string) error {
 	if t == nil || t.id != turnID || t.steers.closed || t.ctx.Err() != nil {
 		return errorf(CodeTurnNotFound, "turn %s is not running in session %s; queue the prompt instead", turnID, s.id)
 	}
+	if err := s.logRoomLocked(); err != nil {
+		return err // a steer keeps the turn asking the model: a new prompt
+	}
 	if err := s.roomLocked(len(prompt)); err != nil {
 		return err
 	}
@@ -57,18 +60,24 @@ func (s *Session) Steer(turnID, prompt, submitter string) error {
 
 // applySteers moves t's waiting prompts into the history, each announced
 // by turn.steered (whose record stores the message with it). It runs at a
-// step boundary, before the turn's next model request.
+// step boundary, before the turn's next model request. A steer whose
+// event is refused (a full disk) stays waiting with those after it: the
+// turn fails, and its end queues them (requeueSteersLocked), so a steer
+// answered OK is never lost.
 func (s *Session) applySteers(t *turn) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	waiting := t.steers.waiting
-	t.steers.waiting, t.steers.bytes = nil, 0
-	for _, w := range waiting {
+	for len(t.steers.waiting) > 0 {
+		w := t.steers.waiting[0]
 		s.addHistoryLocked(provider.Message{Role: provider.RoleUser, Content: w.prompt})
 		if err := s.emitLocked(TurnSteered{TurnID: t.id, Prompt: w.prompt}); err != nil {
+			s.takeBackHistoryLocked()
 			return err
 		}
+		t.steers.waiting = t.steers.waiting[1:]
+		t.steers.bytes -= len(w.prompt)
 	}
+	t.steers.waiting = nil
 	return nil
 }
 

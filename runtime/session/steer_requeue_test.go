@@ -1,6 +1,9 @@
 package session
 
 import (
+	"context"
+	"fmt"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -8,7 +11,9 @@ import (
 	"time"
 
 	"scv/internal/fakeopenai"
+	"scv/internal/smalldisk"
 	"scv/runtime/provider"
+	"scv/runtime/store"
 )
 
 // kinds lists the types of the events r holds, in order.
@@ -188,5 +193,45 @@ func TestQueueEnqueuedIsRebuiltAtItsPosition(t *testing.T) {
 	}
 	if !slices.Equal(got, []string{"q2", "q3", "q1"}) {
 		t.Errorf("rebuilt queue = %v", got)
+	}
+}
+
+// TestSteersAFullDiskRefusedAreQueuedNotLost: two steers were answered OK;
+// at the step boundary the disk is full, so the first one's turn.steered
+// cannot be stored and the turn fails. The first steer used to stay in
+// the history unseen by any client (and be stored with the turn's end)
+// and the second was dropped. Both now go back to the turn's waiting
+// steers, which its end puts at the front of the queue.
+func TestSteersAFullDiskRefusedAreQueuedNotLost(t *testing.T) {
+	mnt := smalldisk.Mount(t, 1<<20)
+	st, err := store.Open(filepath.Join(mnt, "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, rec := sessionOnDisk(t, st)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tr := &turn{id: "t1", ctx: ctx, cancel: cancel}
+	s.active = tr
+	for _, p := range []string{"first steer", "second steer"} {
+		if err := s.Steer("t1", p, "1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	smalldisk.Fill(t, mnt)
+	for i := 0; i < 1000 && s.Rename(fmt.Sprintf("title %d", i)) == nil; i++ {
+	} // the log's last page is full now
+	seen := lastSeq(rec)
+	if err := s.applySteers(tr); CodeOf(err) != CodeStoreFailed {
+		t.Fatalf("steers applied on a full disk: %v, want %s", err, CodeStoreFailed)
+	}
+	if len(s.history) != 0 || len(s.disk.pending) != 0 || lastSeq(rec) != seen {
+		t.Fatalf("a refused steer left %d messages in the history (%d pending), seq %d after %d", len(s.history), len(s.disk.pending), lastSeq(rec), seen)
+	}
+	s.mu.Lock()
+	s.requeueSteersLocked(tr)
+	s.mu.Unlock()
+	if got := queueOrder(s); got != "first steer,second steer" {
+		t.Fatalf("after the turn's end the queue is %q, want both steers", got)
 	}
 }

@@ -133,6 +133,12 @@ func (m *Manager) restore(log *store.Log, loaded store.Loaded, flags config.Over
 	s.disk = disk{store: m.opts.Store, log: log}
 	s.disk.toldFull = s.disk.toldFullAtLoad(r.toldFull)
 	s.disk.reserved.Store(r.reserved)
+	if loaded.Meta != s.metaLocked() {
+		// The sidecar missed a change the log kept (it could not be
+		// written, on a full disk, before the session closed): a listing
+		// would show it stale for as long as the session is stored.
+		s.writeMetaLocked()
+	}
 	if r.running != "" || len(r.open) > 0 || len(r.queue) > 0 {
 		s.restoreInterruptedLocked(r)
 	}

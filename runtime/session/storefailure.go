@@ -10,8 +10,11 @@ import (
 // event leaves to the events that must go out anyway (a turn's end, a
 // restore): when the reservation cannot be extended (a full disk), the
 // refusable ones are refused first, and those that must go out still
-// have seqs no reload goes below.
-const seqHeadroom = 64
+// have seqs no reload goes below. The longest run of those is a turn's
+// end followed by one queue.enqueued per steer it never read (at most
+// MaxQueueItems) and the pause of pauseOnStoreFailureLocked; the rest
+// leaves room for a close, a restore and the approvals they cancel.
+const seqHeadroom = MaxQueueItems + 64
 
 // storeFailedLocked logs that ev's record could not be stored (once, when
 // the log starts failing) and returns the refusal its sender gets:
@@ -52,4 +55,28 @@ func (s *Session) writeMetaLocked() {
 
 func (s *Session) metaLocked() store.Meta {
 	return store.Meta{Title: s.title, Turns: s.turnCount, Queued: len(s.queue), Model: s.cfg.Provider.Model}
+}
+
+// pauseOnStoreFailureLocked pauses a session with prompts queued whose
+// turn failed because it could not be stored (store_failed, or
+// session_too_large). The next prompts would fail the same way, each
+// consumed, and the model called for nothing; their turns' starts and
+// ends, which go out whatever the disk says, would take seqs past what
+// the reservation's headroom keeps. Paused, they wait for the user to
+// resume once there is room (or to fork).
+func (s *Session) pauseOnStoreFailureLocked(o outcome) {
+	if code := CodeOf(o.err); code != CodeStoreFailed && code != CodeSessionTooLarge || s.paused || len(s.queue) == 0 {
+		return
+	}
+	s.paused = true
+	s.announceLocked(SessionPaused{true})
+}
+
+// writtenWhole reports whether every record the session appended is in
+// its file, syncing the ones that wait (for room on a full disk) first.
+func (s *Session) writtenWhole() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.syncDiskLocked()
+	return !s.disk.dirty
 }

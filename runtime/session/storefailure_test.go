@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"scv/internal/fakeopenai"
 	"scv/internal/smalldisk"
 	"scv/runtime/config"
 	"scv/runtime/provider"
@@ -152,6 +154,15 @@ func TestASessionNearItsBoundTakesNoNewPrompt(t *testing.T) {
 	if size := s.disk.log.Size(); size*100 < 64<<10*80 || size > 64<<10 {
 		t.Fatalf("refused at %d bytes of %d", size, 64<<10)
 	}
+	// A steer is a new prompt too: it keeps the turn asking the model,
+	// growing the file past what was kept for the turn and the queue.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.active = &turn{id: "running", ctx: ctx, cancel: cancel}
+	if err := s.Steer("running", prompt, "1"); CodeOf(err) != CodeSessionTooLarge {
+		t.Fatalf("a steer past 80 %% of the file's bound: %v, want code %s", err, CodeSessionTooLarge)
+	}
+	s.active = nil
 	closeAndRead(t, st, s)
 }
 
@@ -203,5 +214,118 @@ func TestHistoryWaitsPastAReservationRecord(t *testing.T) {
 	loaded := closeAndRead(t, st, s)
 	if r := rebuild(loaded.Records); len(loaded.Records) != 2 || loaded.Records[0].Type != recordSeqReserve || len(r.history) != 1 || r.history[0].Content != "waiting" {
 		t.Fatalf("records %d (first %s), history %+v", len(loaded.Records), loaded.Records[0].Type, r.history)
+	}
+}
+
+// TestARenameTheSidecarMissedIsListedAfterAll: on a full disk a rename's
+// record fits in the log's last page while its sidecar cannot be written.
+// The sidecar used to be written again only with the session's next
+// stored record, so a session closed before one listed its old title
+// (empty) for as long as it was stored, through every later load. Its
+// close now writes the sidecar again when there is room, and a load
+// whose sidecar disagrees with the log writes it from the log.
+func TestARenameTheSidecarMissedIsListedAfterAll(t *testing.T) {
+	for _, spaceBack := range []string{"before the close", "after the close"} {
+		t.Run(spaceBack, func(t *testing.T) {
+			mnt := smalldisk.Mount(t, 1<<20)
+			st, err := store.Open(filepath.Join(mnt, "sessions"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			home, cwd := homeFor(t, fakeopenai.New(t), ""), t.TempDir()
+			s, _ := bareSession(t)
+			l, err := st.Create(store.Header{ID: s.id, Cwd: cwd})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.disk = disk{store: st, log: l}
+			free := smalldisk.Fill(t, mnt)
+			kept := ""
+			for i := 0; i < 1000 && s.Rename(fmt.Sprintf("title %d", i)) == nil; i++ {
+				kept = s.title
+			}
+			if kept == "" || !s.disk.metaStale {
+				t.Fatalf("no rename was stored without its sidecar (title %q)", kept)
+			}
+			if spaceBack == "before the close" {
+				free()
+			}
+			s.mu.Lock()
+			s.closeDiskLocked()
+			s.mu.Unlock()
+			if spaceBack == "after the close" {
+				free()
+				m := NewManager(Options{Home: home, Store: st, Getenv: func(string) string { return "" }})
+				if _, err := m.Load(s.id, config.Overrides{}); err != nil {
+					t.Fatal(err)
+				}
+				m.Shutdown()
+			}
+			page, err := st.List(store.ListOptions{Cwd: cwd})
+			if err != nil || len(page.Sessions) != 1 || page.Sessions[0].Title != kept {
+				t.Fatalf("listed %+v (%v), want the session titled %q", page.Sessions, err, kept)
+			}
+		})
+	}
+}
+
+// TestTheLastSeqsAreKeptForWhatMustGoOut: near store.MaxSeq a stream's
+// reservation used to be stored past MaxSeq (so a reload skipped it as
+// damage and resumed below the deltas a client saw), and refusable events
+// took every seq up to MaxSeq, so a turn's end, which must go out, was
+// dropped unseen. The last seqHeadroom seqs are kept for the events that
+// must go out, and no reservation passes MaxSeq.
+func TestTheLastSeqsAreKeptForWhatMustGoOut(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, rec := sessionOnDisk(t, st)
+	s.mu.Lock()
+	s.seq = store.MaxSeq - 2*seqHeadroom
+	s.disk.reserved.Store(s.seq)
+	refused := 0
+	for range 2 * seqHeadroom {
+		if err := s.emitLocked(AssistantDelta{TurnID: "t1", Content: "x"}); err != nil {
+			if CodeOf(err) != CodeSessionTooLarge {
+				t.Fatalf("a delta near MaxSeq: %v, want %s", err, CodeSessionTooLarge)
+			}
+			refused++
+		}
+	}
+	streamed := lastSeq(rec)
+	s.announceLocked(TurnFailed{TurnID: "t1", Code: string(CodeSessionTooLarge), Message: "no seq left"})
+	s.mu.Unlock()
+	if refused == 0 || lastSeq(rec) != streamed+1 {
+		t.Fatalf("%d deltas refused; the turn's end went out at seq %d after %d", refused, lastSeq(rec), streamed)
+	}
+	r := rebuild(closeAndRead(t, st, s).Records)
+	if len(r.problems) > 0 || r.seq < lastSeq(rec) || r.seq > store.MaxSeq {
+		t.Fatalf("a reload resumes at seq %d (clients saw %d), problems %v", r.seq, lastSeq(rec), r.problems)
+	}
+}
+
+// TestACompactionThatCannotBeStoredLeavesTheHistory: a compaction whose
+// record the log refused (here: past the file's bound) used to keep its
+// cut in memory, so the history the model was sent next differed from
+// the one a reload rebuilds. A refused compaction now leaves the history
+// and the turn marks as they were.
+func TestACompactionThatCannotBeStoredLeavesTheHistory(t *testing.T) {
+	st, err := store.OpenWith(filepath.Join(t.TempDir(), "sessions"), store.Limits{MaxLogBytes: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, rec := sessionOnDisk(t, st)
+	s.cfg.Context.MaxTokens = 100
+	s.mu.Lock()
+	for i := range 3 {
+		s.addHistoryLocked(provider.Message{Role: provider.RoleUser, Content: fmt.Sprintf("%d%s", i, strings.Repeat("x", 2000))})
+	}
+	s.mu.Unlock()
+	if err := s.compact(&turn{id: "t1"}); CodeOf(err) != CodeSessionTooLarge {
+		t.Fatalf("a compaction past the file's bound: %v, want %s", err, CodeSessionTooLarge)
+	}
+	if len(s.history) != 3 || s.marks.base != 0 || len(rec.events) != 0 {
+		t.Fatalf("a refused compaction left %d messages (base %d) and sent %d events", len(s.history), s.marks.base, len(rec.events))
 	}
 }

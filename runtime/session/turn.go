@@ -132,12 +132,7 @@ func (s *Session) launchLocked(t *turn, must bool) error {
 		s.announceLocked(started)
 	} else if err := s.undoOnRefusal(started, func() {
 		s.active, s.idleSince, s.title = nil, idle, title
-		s.history = s.history[:len(s.history)-1]
-		if n := len(s.disk.pending); n > 1 {
-			s.disk.pending = s.disk.pending[:n-1]
-		} else {
-			s.disk.pending = nil
-		}
+		s.takeBackHistoryLocked()
 		s.marks.forget(t.id)
 		s.turnCount--
 	}); err != nil {
@@ -166,7 +161,8 @@ type outcome struct {
 
 // endTurn emits the turn's one terminal event, hands the steers it never
 // read to the queue (a closing session drops them with its queue) and
-// starts the next queued prompt. When the turn has checkpoint work left it
+// starts the next queued prompt, unless the session could not be stored
+// (then it pauses). When the turn has checkpoint work left it
 // returns the channel to close once that is done (see finishCheckpoint); a
 // closing session then finishes its close there, so the turn's changes
 // are still stored.
@@ -187,6 +183,7 @@ func (s *Session) endTurn(t *turn, o outcome) (settled chan struct{}) {
 		return settled
 	}
 	s.requeueSteersLocked(t)
+	s.pauseOnStoreFailureLocked(o)
 	s.startNextLocked()
 	s.markIdleLocked()
 	return settled

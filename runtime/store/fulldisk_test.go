@@ -103,3 +103,28 @@ func TestACommitThatCannotBeStoredIsTakenBack(t *testing.T) {
 		t.Fatalf("records %v warnings %v, want %s", seen, got.Warnings, want)
 	}
 }
+
+// TestAWriteErrorNamesTheSessionFile: a log's file is created under a
+// temporary name and linked under its own, so a failed write used to be
+// reported against the temporary name, a file that no longer exists
+// ("write …/s.jsonl: …: write …/.tmp-…: no space left on device"). The
+// error names the session's file only.
+func TestAWriteErrorNamesTheSessionFile(t *testing.T) {
+	st, err := Open(filepath.Join(smalldisk.Mount(t, 1<<20), "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := st.Create(testHeader("named", "/w"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	smalldisk.Fill(t, filepath.Dir(st.Dir()))
+	if err := l.Append(testRecord(1, "answer", strings.Repeat("x", 2*flushBytes))); err != nil {
+		t.Fatal(err)
+	}
+	err = l.Sync()
+	if !errors.Is(err, ErrWrite) || strings.Contains(err.Error(), tempPrefix) || !strings.Contains(err.Error(), l.Path()) {
+		t.Fatalf("sync on a full disk: %v, want ErrWrite naming %s and no temporary file", err, l.Path())
+	}
+}

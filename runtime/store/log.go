@@ -191,7 +191,7 @@ func (l *Log) sync() error {
 func (l *Log) flush() error {
 	if l.cut {
 		if err := l.f.Truncate(l.synced); err != nil {
-			return fmt.Errorf("session %s: cut %s back to its last synced length: %w: %w", l.header.ID, l.Path(), ErrWrite, err)
+			return fmt.Errorf("session %s: cut %s back to its last synced length: %w: %w", l.header.ID, l.Path(), ErrWrite, withoutPath(err))
 		}
 		l.cut = false
 	}
@@ -215,5 +215,15 @@ func (l *Log) failed(op string, err error) error {
 	if terr := l.f.Truncate(l.synced); terr != nil {
 		l.cut = true
 	}
-	return fmt.Errorf("session %s: %s %s: %w: %w", l.header.ID, op, l.Path(), ErrWrite, err)
+	return fmt.Errorf("session %s: %s %s: %w: %w", l.header.ID, op, l.Path(), ErrWrite, withoutPath(err))
+}
+
+// withoutPath is err without the path an *os.File operation names: a
+// log's file was opened under the temporary name Create linked from, so
+// that path names nothing (the message names l.Path()).
+func withoutPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
 }
