@@ -3,14 +3,12 @@ package session
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"scv/internal/fakeopenai"
 	"scv/internal/smalldisk"
-	"scv/runtime/store"
 )
 
 // waitUntil waits for cond, checked after each event rec receives.
@@ -44,11 +42,7 @@ func (r *waitingRecorder) waitUntil(t testing.TB, what string, cond func() bool)
 func TestAFullDiskPausesTheQueue(t *testing.T) {
 	srv := fakeopenai.New(t)
 	home := homeFor(t, srv, "")
-	mnt := smalldisk.Mount(t, 1<<20)
-	st, err := store.Open(filepath.Join(mnt, "sessions"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mnt, st := smallDiskStore(t)
 	m := NewManager(Options{Home: home, Store: st, Getenv: func(string) string { return "" }})
 	t.Cleanup(func() { m.Shutdown() })
 	rec := newWaitingRecorder()
@@ -109,11 +103,7 @@ func TestAFullDiskPausesTheQueue(t *testing.T) {
 // used to keep (64), so a reload resumed below the last seqs a client
 // saw. The headroom covers them.
 func TestAFullDiskKeepsSeqsForEverySteerRequeued(t *testing.T) {
-	mnt := smalldisk.Mount(t, 1<<20)
-	st, err := store.Open(filepath.Join(mnt, "sessions"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mnt, st := smallDiskStore(t)
 	s, rec := sessionOnDisk(t, st)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -134,7 +124,7 @@ func TestAFullDiskKeepsSeqsForEverySteerRequeued(t *testing.T) {
 		}
 	}
 	s.mu.Unlock()
-	err = s.emitTurn(AssistantDelta{"t1", "refused"})
+	err := s.emitTurn(AssistantDelta{"t1", "refused"})
 	if CodeOf(err) != CodeStoreFailed {
 		t.Fatalf("a delta past the headroom on a full disk: %v, want %s", err, CodeStoreFailed)
 	}
@@ -156,11 +146,7 @@ func TestAFullDiskKeepsSeqsForEverySteerRequeued(t *testing.T) {
 func TestAnIdleSessionThatCannotBeWrittenStaysLoaded(t *testing.T) {
 	srv := fakeopenai.New(t)
 	home := homeFor(t, srv, "")
-	mnt := smalldisk.Mount(t, 1<<20)
-	st, err := store.Open(filepath.Join(mnt, "sessions"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mnt, st := smallDiskStore(t)
 	m := NewManager(Options{Home: home, Store: st, Getenv: func(string) string { return "" }})
 	t.Cleanup(func() { m.Shutdown() })
 	rec := newWaitingRecorder()

@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"scv/internal/fakeopenai"
 	"scv/internal/smalldisk"
 	"scv/runtime/provider"
-	"scv/runtime/store"
 )
 
 // kinds lists the types of the events r holds, in order.
@@ -203,11 +201,7 @@ func TestQueueEnqueuedIsRebuiltAtItsPosition(t *testing.T) {
 // and the second was dropped. Both now go back to the turn's waiting
 // steers, which its end puts at the front of the queue.
 func TestSteersAFullDiskRefusedAreQueuedNotLost(t *testing.T) {
-	mnt := smalldisk.Mount(t, 1<<20)
-	st, err := store.Open(filepath.Join(mnt, "sessions"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mnt, st := smallDiskStore(t)
 	s, rec := sessionOnDisk(t, st)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

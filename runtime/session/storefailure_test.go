@@ -57,11 +57,7 @@ func lastSeq(rec *recorder) uint64 {
 // session stores again, and its file holds every change a client saw,
 // at seqs a reload never goes below.
 func TestAChangeThatCannotBeStoredIsRefused(t *testing.T) {
-	disk := smalldisk.Mount(t, 1<<20)
-	st, err := store.Open(filepath.Join(disk, "sessions"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	disk, st := smallDiskStore(t)
 	s, rec := sessionOnDisk(t, st)
 	first := enqueue(t, s, "first")[0]
 	free := smalldisk.Fill(t, disk)
@@ -86,7 +82,7 @@ func TestAChangeThatCannotBeStoredIsRefused(t *testing.T) {
 	}
 	seen := lastSeq(rec)
 	s.mu.Lock()
-	_, _, err = s.enqueueLocked("second", resolved{}, "1", nil)
+	_, _, err := s.enqueueLocked("second", resolved{}, "1", nil)
 	s.mu.Unlock()
 	if CodeOf(err) != CodeStoreFailed {
 		t.Fatalf("enqueue on a full disk: %v, want code %s", err, CodeStoreFailed)
@@ -227,11 +223,7 @@ func TestHistoryWaitsPastAReservationRecord(t *testing.T) {
 func TestARenameTheSidecarMissedIsListedAfterAll(t *testing.T) {
 	for _, spaceBack := range []string{"before the close", "after the close"} {
 		t.Run(spaceBack, func(t *testing.T) {
-			mnt := smalldisk.Mount(t, 1<<20)
-			st, err := store.Open(filepath.Join(mnt, "sessions"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			mnt, st := smallDiskStore(t)
 			home, cwd := homeFor(t, fakeopenai.New(t), ""), t.TempDir()
 			s, _ := bareSession(t)
 			l, err := st.Create(store.Header{ID: s.id, Cwd: cwd})
@@ -328,4 +320,16 @@ func TestACompactionThatCannotBeStoredLeavesTheHistory(t *testing.T) {
 	if len(s.history) != 3 || s.marks.base != 0 || len(rec.events) != 0 {
 		t.Fatalf("a refused compaction left %d messages (base %d) and sent %d events", len(s.history), s.marks.base, len(rec.events))
 	}
+}
+
+// smallDiskStore opens a store on a small tmpfs the test mounts, and
+// returns the mount (to fill and free) with it.
+func smallDiskStore(t *testing.T) (string, *store.Store) {
+	t.Helper()
+	mnt := smalldisk.Mount(t, 1<<20)
+	st, err := store.Open(filepath.Join(mnt, "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mnt, st
 }
