@@ -144,6 +144,30 @@ t.test(":Scv undo cancelled sends nothing; conflicts are listed and can be force
   vim.cmd("close")
 end)
 
+t.test("conflicts a forced revert leaves are shown, and Force is not offered again", function()
+  two_turns("u4")
+  fake.stub_select(function(labels)
+    return labels[1]
+  end)
+  local n = #sent
+  vim.cmd("Scv undo")
+  local req = wait_request("scv/turn/revert", n)
+  n = #sent
+  req.cb(nil, { reverted = {}, conflicts = { { path = "a.txt", diff = "--- a/a.txt\n+++ b/a.txt\n" } } })
+  local forced = wait_request("scv/turn/revert", n)
+  local asked = fake.stub_select(function(labels)
+    return labels[1]
+  end)
+  n = #sent
+  local blocked = "# a.txt: writing it would go through a symlink; move it away and revert again\n"
+  forced.cb(nil, { reverted = {}, conflicts = { { path = "a.txt", diff = blocked } } })
+  t.eq(0, #asked, "Force was offered again after a forced revert")
+  t.eq(n, #sent, "a forced revert was sent again")
+  t.ok(notified("1 file(s) could not be reverted even with force: a.txt"))
+  t.contains(table.concat(vim.api.nvim_buf_get_lines(ctl.last_conflicts.buf, 0, -1, false), "\n"), "move it away and revert again")
+  vim.cmd("close")
+end)
+
 t.test(":Scv undo while a turn runs says to cancel first", function()
   two_turns("u3")
   fake.stub_select(function()

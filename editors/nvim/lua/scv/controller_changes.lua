@@ -139,6 +139,14 @@ return function(Controller)
         names[#names + 1] = tostring(c.path)
       end
       self.last_conflicts = { buf = buf, paths = names }
+      if force then
+        -- What force leaves is what it cannot settle safely (a symlink or
+        -- the user's own files in the way): offering Force again would
+        -- only repeat it. Each conflict's diff says what to move away.
+        self:notify(string.format("scv: %d file(s) could not be reverted even with force: %s (see why in the split; move them away and undo again)",
+          #names, table.concat(names, ", ")), levels.WARN)
+        return
+      end
       select_async({ "Force: overwrite them with their content before the turn", "Leave them (the turn stays revertable)" }, {
         prompt = string.format("scv: %d file(s) changed since the turn: %s", #names, table.concat(names, ", ")),
         kind = "scv.revert_conflicts",
