@@ -60,16 +60,18 @@ func runExec(args []string) int {
 	return runHeadless(f.session, run)
 }
 
-// sessionFlagSet names the first flag given that chooses a session's
-// settings, or "" when none was.
+// sessionFlagSet names the first flag given that would change a stored
+// session's settings, or "" when none was. --approval and --no-tools are
+// not among them: they only tighten a session loaded under them (its
+// ceiling takes the loading process's flags).
 func sessionFlagSet(fs *flag.FlagSet) string {
-	probe := flag.NewFlagSet("", flag.ContinueOnError)
-	var s sessionFlags
-	s.register(probe)
 	conflict := ""
 	fs.Visit(func(fl *flag.Flag) {
-		if probe.Lookup(fl.Name) != nil && conflict == "" {
-			conflict = fl.Name
+		switch fl.Name {
+		case "model", "provider", "base-url":
+			if conflict == "" {
+				conflict = fl.Name
+			}
 		}
 	})
 	return conflict
