@@ -6,6 +6,8 @@ package procfs
 // Proc is what scv reads of one process in /proc/<pid>/stat.
 type Proc struct {
 	PID, PPID, Pgrp int
+	// Comm is the command name (at most 15 bytes, as the kernel keeps it).
+	Comm string
 	// Zombie: the process has exited and only waits to be reaped.
 	Zombie bool
 	// Start is when the process started, in clock ticks since boot: with

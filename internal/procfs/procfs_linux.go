@@ -39,8 +39,8 @@ func Read(pid int) (Proc, bool) {
 		return Proc{}, false
 	}
 	// The command name is in parentheses and may hold anything.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
+	open, i := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || i < open {
 		return Proc{}, false
 	}
 	// f[0] is the stat file's third field (the state); the start time
@@ -55,7 +55,7 @@ func Read(pid int) (Proc, bool) {
 	if err1 != nil || err2 != nil || err3 != nil {
 		return Proc{}, false
 	}
-	return Proc{PID: pid, PPID: ppid, Pgrp: pgrp, Zombie: f[0][0] == 'Z' || f[0][0] == 'X', Start: start}, true
+	return Proc{PID: pid, PPID: ppid, Pgrp: pgrp, Comm: string(b[open+1 : i]), Zombie: f[0][0] == 'Z' || f[0][0] == 'X', Start: start}, true
 }
 
 // WaitNoReap blocks until process pid has exited but leaves it a zombie,

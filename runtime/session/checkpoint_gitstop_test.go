@@ -11,39 +11,21 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"scv/internal/procfs"
 )
 
 // gitChildren lists the pids of the git processes this test process
 // started in workspace ws that are still there.
 func gitChildren(t *testing.T, ws string) []int {
 	t.Helper()
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	me := strconv.Itoa(os.Getpid())
 	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
+	for _, p := range procfs.Scan() {
+		if p.Comm != "git" || p.PPID != os.Getpid() || p.Zombie {
 			continue
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...
-		s := string(stat)
-		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || end < open {
-			continue
-		}
-		fields := strings.Fields(s[end+1:])
-		if s[open+1:end] != "git" || len(fields) < 2 || fields[1] != me || fields[0] == "Z" {
-			continue
-		}
-		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == ws {
-			pids = append(pids, pid)
+		if cwd, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(p.PID), "cwd")); err == nil && cwd == ws {
+			pids = append(pids, p.PID)
 		}
 	}
 	return pids
