@@ -40,16 +40,7 @@ func (r *waitingRecorder) waitUntil(t testing.TB, what string, cond func() bool)
 // the session cannot be stored now pauses the session, keeping its queue
 // for when there is room again.
 func TestAFullDiskPausesTheQueue(t *testing.T) {
-	srv := fakeopenai.New(t)
-	home := homeFor(t, srv, "")
-	mnt, st := smallDiskStore(t)
-	m := NewManager(Options{Home: home, Store: st, Getenv: func(string) string { return "" }})
-	t.Cleanup(func() { m.Shutdown() })
-	rec := newWaitingRecorder()
-	s, _, err := m.Start(StartParams{Cwd: t.TempDir()}, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, mnt, m, s, rec := sessionOnSmallDisk(t)
 	hold := make(chan struct{})
 	srv.Enqueue(fakeopenai.Reply{Chunks: []string{"held"}, Hold: hold})
 	startTurn(t, s, "running")
@@ -85,7 +76,7 @@ func TestAFullDiskPausesTheQueue(t *testing.T) {
 	rec.mu.Lock()
 	seen := rec.events[len(rec.events)-1].Seq
 	rec.mu.Unlock()
-	if now, err := st.Read(s.ID()); err != nil || rebuild(now.Records).seq < seen {
+	if now, err := m.opts.Store.Read(s.ID()); err != nil || rebuild(now.Records).seq < seen {
 		t.Fatalf("a reload now (kill -9) resumes at seq %d, below %d that a client saw (%v)", rebuild(now.Records).seq, seen, err)
 	}
 
@@ -144,23 +135,14 @@ func TestAFullDiskKeepsSeqsForEverySteerRequeued(t *testing.T) {
 // that cannot be written stays loaded; once there is room, it is closed
 // with everything written.
 func TestAnIdleSessionThatCannotBeWrittenStaysLoaded(t *testing.T) {
-	srv := fakeopenai.New(t)
-	home := homeFor(t, srv, "")
-	mnt, st := smallDiskStore(t)
-	m := NewManager(Options{Home: home, Store: st, Getenv: func(string) string { return "" }})
-	t.Cleanup(func() { m.Shutdown() })
-	rec := newWaitingRecorder()
-	s, _, err := m.Start(StartParams{Cwd: t.TempDir()}, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, mnt, m, s, rec := sessionOnSmallDisk(t)
 	s.Detach(rec)
 	if err := s.Rename("reserves seqs ahead"); err != nil {
 		t.Fatal(err)
 	}
 	big := AssistantCompleted{TurnID: "t", Content: strings.Repeat("kept in memory ", 1000)}
 	s.mu.Lock()
-	err = s.emitLocked(big) // buffered: it is not synced
+	err := s.emitLocked(big) // buffered: it is not synced
 	free := smalldisk.Fill(t, mnt)
 	s.syncDiskLocked() // fails: the disk is full
 	s.markIdleLocked()
@@ -175,11 +157,28 @@ func TestAnIdleSessionThatCannotBeWrittenStaysLoaded(t *testing.T) {
 	if closed := m.CloseIdle(-time.Hour); len(closed) != 1 {
 		t.Fatalf("once there is room the reaper closed %v, want the session", closed)
 	}
-	loaded, err := st.Read(s.ID())
+	loaded, err := m.opts.Store.Read(s.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if last := loaded.Records[len(loaded.Records)-1]; last.Type != "assistant.completed" {
 		t.Fatalf("the file ends with a %s record, want the answer kept in memory", last.Type)
 	}
+}
+
+// sessionOnSmallDisk starts a session of a manager whose store is on a
+// small tmpfs (mnt, to fill and free), answered by srv.
+func sessionOnSmallDisk(t *testing.T) (srv *fakeopenai.Server, mnt string, m *Manager, s *Session, rec *waitingRecorder) {
+	t.Helper()
+	srv = fakeopenai.New(t)
+	home := homeFor(t, srv, "")
+	mnt, st := smallDiskStore(t)
+	m = NewManager(Options{Home: home, Store: st, Getenv: func(string) string { return "" }})
+	t.Cleanup(func() { m.Shutdown() })
+	rec = newWaitingRecorder()
+	s, _, err := m.Start(StartParams{Cwd: t.TempDir()}, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, mnt, m, s, rec
 }
