@@ -25,6 +25,22 @@ const EXIT_WAIT_MS = 5_000;
 
 const REPO_ROOT = path.resolve(__dirname, "..", "..", "..", "..");
 
+/**
+ * Makes root/home, whose config.toml answers from the endpoint at baseUrl
+ * (plus extra TOML), and an empty root/workspace beside it.
+ */
+export function testHome(root: string, baseUrl: string, extra = ""): { home: string; workspace: string } {
+  const home = path.join(root, "home");
+  const workspace = path.join(root, "workspace");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(workspace, { recursive: true });
+  writeFileSync(
+    path.join(home, "config.toml"),
+    `[provider]\nkind = "openai"\nbase_url = "${baseUrl}"\napi_key = "test-key"\nmodel = "fake-model"\n` + extra,
+  );
+  return { home, workspace };
+}
+
 let built: Promise<string> | undefined;
 
 /** The scv binary: $SCV_BIN, or built once per test process into a temp dir. */
@@ -81,14 +97,7 @@ export class ScvProcess {
   static async start(opts: StartOptions): Promise<ScvProcess> {
     const bin = await scvBinary();
     const root = mkdtempSync(path.join(os.tmpdir(), "scv-it-"));
-    const home = path.join(root, "home");
-    const workspace = path.join(root, "workspace");
-    mkdirSync(home, { recursive: true });
-    mkdirSync(workspace, { recursive: true });
-    writeFileSync(
-      path.join(home, "config.toml"),
-      `[provider]\nkind = "openai"\nbase_url = "${opts.baseUrl}"\napi_key = "test-key"\nmodel = "fake-model"\n` + (opts.config ?? ""),
-    );
+    const { home, workspace } = testHome(root, opts.baseUrl, opts.config);
     for (const [rel, content] of Object.entries(opts.files ?? {})) {
       mkdirSync(path.dirname(path.join(workspace, rel)), { recursive: true });
       writeFileSync(path.join(workspace, rel), content);

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { FakeOpenAI, startFakeOpenAI } from "../fake-openai";
-import { scvBinary, WAIT_MS } from "../helpers/scv";
+import { scvBinary, testHome, WAIT_MS } from "../helpers/scv";
 import { VscodeStub } from "../helpers/vscode-stub";
 
 const stub = new VscodeStub();
@@ -28,10 +28,8 @@ describe("integration: the @ file picker", () => {
   before(async () => {
     fake = await startFakeOpenAI();
     root = mkdtempSync(path.join(os.tmpdir(), "scv-attach-"));
-    const home = path.join(root, "home");
-    const workspace = path.join(root, "workspace");
-    mkdirSync(home);
-    mkdirSync(path.join(workspace, "src"), { recursive: true });
+    const { home, workspace } = testHome(root, fake.baseUrl);
+    mkdirSync(path.join(workspace, "src"));
     writeFileSync(path.join(workspace, ".gitignore"), "secret.env\nbuild/\n");
     writeFileSync(path.join(workspace, "secret.env"), "TOKEN=1\n");
     mkdirSync(path.join(workspace, "build"));
@@ -39,10 +37,6 @@ describe("integration: the @ file picker", () => {
     writeFileSync(path.join(workspace, "src", "notes.md"), "the attached notes\n");
     writeFileSync(path.join(workspace, "README.md"), "readme\n");
     execFileSync("git", ["init", "-q"], { cwd: workspace });
-    writeFileSync(
-      path.join(home, "config.toml"),
-      `[provider]\nkind = "openai"\nbase_url = "${fake.baseUrl}"\napi_key = "test-key"\nmodel = "fake-model"\n`,
-    );
     process.env.SCV_HOME = home;
     process.env.SCV_SOCKET = path.join(home, "test.sock");
     stub.settings["scv.path"] = await scvBinary();

@@ -3,14 +3,14 @@
 // commands, the chat webview's messages, the queue view, the status bar and the
 // notifications. (The VS Code host itself cannot run on our machines.)
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { QueueEntry, SessionInfo } from "../../src/client/protocol";
 import type { SessionStore } from "../../src/client/store";
 import { FakeOpenAI, startFakeOpenAI } from "../fake-openai";
-import { scvBinary, WAIT_MS } from "../helpers/scv";
+import { scvBinary, testHome, WAIT_MS } from "../helpers/scv";
 import { VscodeStub } from "../helpers/vscode-stub";
 
 const stub = new VscodeStub();
@@ -38,16 +38,11 @@ describe("integration: the extension in a stand-in VS Code", () => {
   before(async () => {
     fake = await startFakeOpenAI();
     root = mkdtempSync(path.join(os.tmpdir(), "scv-ext-"));
-    const home = path.join(root, "home");
-    workspace = path.join(root, "workspace");
-    mkdirSync(home);
-    mkdirSync(workspace);
+    const made = testHome(root, fake.baseUrl);
+    const home = made.home;
+    workspace = made.workspace;
     writeFileSync(path.join(workspace, "hello.txt"), "hello\n");
     writeFileSync(path.join(workspace, "lib.go"), "package lib\n\nfunc Add(a, b int) int { return a + b }\n");
-    writeFileSync(
-      path.join(home, "config.toml"),
-      `[provider]\nkind = "openai"\nbase_url = "${fake.baseUrl}"\napi_key = "test-key"\nmodel = "fake-model"\n`,
-    );
     // The server inherits the extension host's environment.
     process.env.SCV_HOME = home;
     process.env.SCV_SOCKET = path.join(home, "test.sock");

@@ -4,13 +4,13 @@
 // settings file that may not hold its scope, as VS Code does (settingScopes.ts),
 // with the scopes package.json declares.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { SessionState } from "../../src/client/state";
 import { FakeOpenAI, startFakeOpenAI } from "../fake-openai";
-import { scvBinary } from "../helpers/scv";
+import { scvBinary, testHome } from "../helpers/scv";
 import { VscodeStub } from "../helpers/vscode-stub";
 
 const stub = new VscodeStub();
@@ -44,14 +44,7 @@ describe("integration: a workspace's settings cannot widen what scv may do", () 
   before(async () => {
     fake = await startFakeOpenAI();
     root = mkdtempSync(path.join(os.tmpdir(), "scv-ws-settings-"));
-    const home = path.join(root, "home");
-    const workspace = path.join(root, "workspace");
-    mkdirSync(home);
-    mkdirSync(workspace);
-    writeFileSync(
-      path.join(home, "config.toml"),
-      `[provider]\nkind = "openai"\nbase_url = "${fake.baseUrl}"\napi_key = "test-key"\nmodel = "fake-model"\n`,
-    );
+    const { home, workspace } = testHome(root, fake.baseUrl);
     process.env.SCV_HOME = home;
     socket = path.join(home, "test.sock");
     process.env.SCV_SOCKET = socket;
