@@ -1,10 +1,10 @@
 package acp
 
 import (
-	"context"
 	"fmt"
 
 	"scv/acp/schema"
+	"scv/internal/outbudget"
 	"scv/runtime/session"
 )
 
@@ -80,17 +80,7 @@ func (d *Door) insertReplay(snap session.Snapshot, events []session.Event, then 
 // dropped, so a client that sends requests without reading is slowed
 // down here instead of growing the process's memory.
 func (d *Door) waitRoom() {
-	stop := context.AfterFunc(d.ctx, func() {
-		d.mu.Lock()
-		d.wake.Broadcast()
-		d.mu.Unlock()
-	})
-	defer stop()
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for d.acct.Full() && !d.done && d.ctx.Err() == nil {
-		d.wake.Wait()
-	}
+	outbudget.WaitRoom(d.ctx, &d.mu, d.wake, func() bool { return d.acct.Full() && !d.done })
 }
 
 // maxSpareItems bounds the queue array the pump keeps between batches.

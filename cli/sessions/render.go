@@ -101,9 +101,7 @@ func renderEvent(b *strings.Builder, payload any) {
 		fmt.Fprintf(b, "\n%s:\n\n%s", status, fence(p.Output, "text"))
 	case session.ApprovalRequested:
 		fmt.Fprintf(b, "\nApproval asked for %s (risk: %s):\n\n%s", code(p.Name), termsafe.Line(p.Risk), fence(p.Summary, "text"))
-		if p.Notice != "" { // a rule held for confirmation: part of why the user answered as they did
-			fmt.Fprintf(b, "\n_Note: %s._\n", termsafe.Line(p.Notice))
-		}
+		note(b, p.Notice) // a rule held for confirmation: part of why the user answered as they did
 	case session.ApprovalResolved:
 		fmt.Fprintf(b, "\nApproval %s: **%s**\n", code(p.ApprovalID), termsafe.Line(p.Decision))
 	case session.ContextCompacted:

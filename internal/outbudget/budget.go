@@ -39,7 +39,6 @@ type Account struct {
 	proc   *Process
 	limit  int
 	queued int
-	peak   int
 }
 
 // NewAccount returns an account of limit bytes charged to proc; a nil
@@ -57,7 +56,7 @@ func (a *Account) Admit(n int) bool {
 	if a.queued+n > a.limit || !a.proc.b.TryTake(n) {
 		return false
 	}
-	a.add(n)
+	a.queued += n
 	return true
 }
 
@@ -66,12 +65,7 @@ func (a *Account) Admit(n int) bool {
 // while Full before it takes on more.
 func (a *Account) Charge(n int) {
 	a.proc.b.Take(n)
-	a.add(n)
-}
-
-func (a *Account) add(n int) {
 	a.queued += n
-	a.peak = max(a.peak, a.queued)
 }
 
 // Release returns n bytes: written, or dropped without being written.
@@ -95,9 +89,6 @@ func (a *Account) Full() bool {
 
 // Queued returns the bytes charged to this account now.
 func (a *Account) Queued() int { return a.queued }
-
-// Peak returns the most bytes this account ever held at once.
-func (a *Account) Peak() int { return a.peak }
 
 // Limit returns the account's own limit.
 func (a *Account) Limit() int { return a.limit }

@@ -112,17 +112,7 @@ func (o *Outbound) appendLocked(frame []byte) {
 // may be large, so a client that sends requests without reading the
 // replies is slowed down instead of piling replies up without bound.
 func (o *Outbound) WaitRoom(ctx context.Context) {
-	stop := context.AfterFunc(ctx, func() {
-		o.mu.Lock()
-		o.cond.Broadcast()
-		o.mu.Unlock()
-	})
-	defer stop()
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for o.acct.Full() && !o.closed && ctx.Err() == nil {
-		o.cond.Wait()
-	}
+	outbudget.WaitRoom(ctx, &o.mu, o.cond, func() bool { return o.acct.Full() && !o.closed })
 }
 
 // OnDrained makes Run call f, without the queue's lock, each time it has
@@ -142,13 +132,6 @@ func (o *Outbound) Full() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.acct.Full()
-}
-
-// Peak returns the most bytes the queue ever held, held frames included.
-func (o *Outbound) Peak() int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.acct.Peak()
 }
 
 // Close stops admitting frames; Run writes what was already queued, then returns.

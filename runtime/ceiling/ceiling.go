@@ -118,8 +118,7 @@ func (c Ceiling) WithToolsOff(who string) Ceiling {
 	if c.toolsOff == "" {
 		c.toolsOff = who
 	}
-	c.approval = slices.Clone(c.approval)
-	return c
+	return c // approval is never changed in place (With clones it)
 }
 
 // limit is the loosest gate c allows for a call of class.

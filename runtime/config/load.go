@@ -148,13 +148,9 @@ func ProjectFile(cwd string) string { return filepath.Join(cwd, ProjectDir, File
 // Load merges, lowest first: Defaults, the user's file, the project's file,
 // opts.Overrides, opts.Flags; then validates the result.
 func Load(opts LoadOptions) (Config, Sources, error) {
-	home := opts.Home
-	if home == "" {
-		h, err := Home()
-		if err != nil {
-			return Config{}, Sources{}, err
-		}
-		home = h
+	home, err := orHome(opts.Home)
+	if err != nil {
+		return Config{}, Sources{}, err
 	}
 	cfg := Defaults()
 	src := Sources{UserFile: UserFile(home)}

@@ -83,11 +83,7 @@ func (l *Log) Append(rec Record) error {
 		return err
 	}
 	if l.buf.Len() > maxUnsyncedBytes {
-		if err := l.sync(); err != nil {
-			l.drop(start, prev)
-			return err
-		}
-		return nil
+		return l.syncOrDrop(start, prev)
 	}
 	if l.buf.Len()-l.written >= flushBytes {
 		_ = l.flush() // kept buffered: the next Sync writes it again
@@ -106,6 +102,12 @@ func (l *Log) Commit(rec Record) error {
 	if err != nil {
 		return err
 	}
+	return l.syncOrDrop(start, prev)
+}
+
+// syncOrDrop syncs, and when that fails takes back the record add placed
+// at start (see drop).
+func (l *Log) syncOrDrop(start int, prev uint64) error {
 	if err := l.sync(); err != nil {
 		l.drop(start, prev)
 		return err
@@ -119,8 +121,8 @@ func (l *Log) Commit(rec Record) error {
 func (l *Log) Sync() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
-		return fmt.Errorf("session %s: %w", l.header.ID, ErrClosed)
+	if err := l.usable(); err != nil {
+		return err
 	}
 	return l.sync()
 }
@@ -143,8 +145,8 @@ func (l *Log) Close() error {
 // add encodes rec at the end of the buffer and returns where it starts
 // and the lastSeq before it, which drop needs to take it back.
 func (l *Log) add(rec Record) (start int, prev uint64, err error) {
-	if l.closed {
-		return 0, 0, fmt.Errorf("session %s: %w", l.header.ID, ErrClosed)
+	if err := l.usable(); err != nil {
+		return 0, 0, err
 	}
 	if rec.Seq <= l.lastSeq {
 		return 0, 0, fmt.Errorf("session %s: record seq %d does not follow %d", l.header.ID, rec.Seq, l.lastSeq)
@@ -226,4 +228,12 @@ func withoutPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// usable refuses a Log that was closed.
+func (l *Log) usable() error {
+	if l.closed {
+		return fmt.Errorf("session %s: %w", l.header.ID, ErrClosed)
+	}
+	return nil
 }

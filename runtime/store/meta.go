@@ -39,8 +39,8 @@ func (l *Log) SetMeta(m Meta) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
-		return fmt.Errorf("session %s: %w", l.header.ID, ErrClosed)
+	if err := l.usable(); err != nil {
+		return err
 	}
 	h := l.header
 	model := h.Model
