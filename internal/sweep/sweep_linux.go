@@ -36,15 +36,31 @@ func BecomeSubreaper() {
 // so concurrent sweeps never touch each other's.
 func Tree(marker string, pgid, leader int) {
 	self := os.Getpid()
-	needle := []byte(marker + "\x00")
+	needle := envNeedle(marker)
 	killed := map[int]bool{}
 	deadline := time.Now().Add(Bound)
 	quiet := 0
 	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
 		procs := procfs.Scan()
 		ours := map[int]bool{}
-		isOurs := func(p procfs.Proc) bool {
+		// ourNow reads the process's environment; the set below is built
+		// from one read per process and scan (reading every environ file
+		// on each pass of the loop was most of a sweep's cost), and a
+		// kill checks afresh, once a pidfd pins the process.
+		ourNow := func(p procfs.Proc) bool {
 			return p.Pgrp == pgid || ours[p.PPID] || !p.Zombie && hasEnv(p.PID, needle)
+		}
+		marked := map[int]bool{}
+		isOurs := func(p procfs.Proc) bool {
+			if p.Pgrp == pgid || ours[p.PPID] {
+				return true
+			}
+			m, read := marked[p.PID]
+			if !read {
+				m = !p.Zombie && hasEnv(p.PID, needle)
+				marked[p.PID] = m
+			}
+			return m
 		}
 		// Parents may be listed after their children: repeat until the
 		// set stops growing.
@@ -60,7 +76,7 @@ func Tree(marker string, pgid, leader int) {
 		for _, p := range procs {
 			switch {
 			case ours[p.PID] && !p.Zombie:
-				killChecked(p.PID, func() bool { q, ok := procfs.Read(p.PID); return ok && isOurs(q) })
+				killChecked(p.PID, func() bool { q, ok := procfs.Read(p.PID); return ok && ourNow(q) })
 				killed[p.PID] = true
 				pending = true
 			case p.Zombie && ours[p.PID], killed[p.PID]:
@@ -104,10 +120,18 @@ func killChecked(pid int, still func() bool) {
 	}
 }
 
-func hasEnv(pid int, needle []byte) bool {
+// needle is a marker as it stands in an environ file: NUL-terminated, and
+// preceded by a NUL unless it is the first variable.
+type needle struct{ first, later []byte }
+
+func envNeedle(marker string) needle {
+	return needle{first: []byte(marker + "\x00"), later: []byte("\x00" + marker + "\x00")}
+}
+
+func hasEnv(pid int, n needle) bool {
 	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
 	if err != nil {
 		return false
 	}
-	return bytes.HasPrefix(env, needle) || bytes.Contains(env, append([]byte{0}, needle...))
+	return bytes.HasPrefix(env, n.first) || bytes.Contains(env, n.later)
 }

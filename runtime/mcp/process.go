@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"scv/internal/procfs"
 	"scv/internal/sweep"
 )
 
@@ -91,21 +90,9 @@ func startProcess(command string, args []string, dir string, env []string, log i
 
 // wait reaps the process once it exited, after killing its group and
 // sweeping every process that carries its marker (within sweep.Bound), so
-// a server's close is reported only when nothing it started runs. The
-// group is killed while the leader is still an unreaped zombie, so the
-// group id cannot have been reused.
+// a server's close is reported only when nothing it started runs.
 func (p *process) wait() {
-	pid := p.cmd.Process.Pid
-	zombie := procfs.WaitNoReap(pid)
-	if zombie {
-		killGroup(pid)
-		sweep.Tree(p.marker, pid, pid)
-	}
-	p.waitErr = p.cmd.Wait()
-	if !zombie {
-		killGroup(pid)
-		sweep.Tree(p.marker, pid, pid)
-	}
+	p.waitErr = sweep.Wait(p.cmd, p.marker)
 	close(p.exited)
 }
 
@@ -122,7 +109,7 @@ func (p *process) stop(grace time.Duration) {
 	select {
 	case <-p.exited:
 	case <-timer.C:
-		killGroup(p.cmd.Process.Pid)
+		_ = sweep.KillGroup(p.cmd.Process.Pid)
 		<-p.exited
 	}
 	timer.Stop()
@@ -152,11 +139,6 @@ func (p *process) exitReason() string {
 	default:
 		return p.waitErr.Error()
 	}
-}
-
-// killGroup sends SIGKILL to every process in the group led by pgid.
-func killGroup(pgid int) {
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 }
 
 // serverEnv is the environment a stdio server starts with: base (already

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"scv/internal/procfs"
 	"scv/internal/sweep"
 	"strings"
 	"sync/atomic"
@@ -85,7 +84,7 @@ func (t *shellTool) Run(ctx context.Context, args json.RawMessage) Result {
 	var killed atomic.Bool // set when the context ends the command
 	cmd.Cancel = func() error {
 		killed.Store(true)
-		return killGroup(cmd.Process.Pid)
+		return sweep.KillGroup(cmd.Process.Pid)
 	}
 	sweep.BecomeSubreaper()
 	if err := cmd.Start(); err != nil {
@@ -93,7 +92,6 @@ func (t *shellTool) Run(ctx context.Context, args json.RawMessage) Result {
 		return t.fail("start sh: %v", err)
 	}
 	pw.Close()
-	pgid := cmd.Process.Pid
 
 	out := &capBuffer{max: t.limits.MaxOutputBytes}
 	var sink io.Writer = out
@@ -109,16 +107,7 @@ func (t *shellTool) Run(ctx context.Context, args json.RawMessage) Result {
 
 	// Whatever the outcome, nothing the command started outlives it. The
 	// group is killed while its leader is still unreaped when possible.
-	zombie := procfs.WaitNoReap(pgid)
-	if zombie {
-		_ = killGroup(pgid)
-		sweep.Tree(marker, pgid, pgid)
-	}
-	waitErr := cmd.Wait()
-	if !zombie {
-		_ = killGroup(pgid)
-		sweep.Tree(marker, pgid, pgid)
-	}
+	waitErr := sweep.Wait(cmd, marker)
 	grace := time.NewTimer(shellDrainGrace)
 	select {
 	case <-drained:
@@ -164,15 +153,6 @@ func (t *shellTool) Run(ctx context.Context, args json.RawMessage) Result {
 // call: descendants inherit it, so the call's cleanup can find them even
 // after they left its process group.
 const callMarkerEnv = "SCV_SHELL_CALL"
-
-// killGroup sends SIGKILL to every process in the group led by pgid.
-func killGroup(pgid int) error {
-	err := syscall.Kill(-pgid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil // already gone
-	}
-	return err
-}
 
 // trimPartialRune drops a rune cut in half by the output cap.
 func trimPartialRune(s string) string {
